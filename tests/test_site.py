@@ -1,0 +1,234 @@
+"""The documentation site, tested like a reader would: pages opened in headless Debian Chromium.
+
+Needs `python docs/build.py site` first (the site is `docs/_build/html`).  Without a built site these tests
+are skipped with the reason, except under CI (env `CI` set), where a missing site is a failure.
+Run alone with `pytest -m site`.  The browser is /usr/bin/chromium (`apt-get install -y chromium`), driven by
+Python playwright through `executable_path` (playwright's own browser download does not work offline);
+override the path with env `DPNOTES_CHROMIUM`.
+
+Every request the pages make is watched: anything that is not served by the local test server (a CDN, a font
+service, ...) fails the test, so "offline" is checked, not assumed.
+"""
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+pytestmark = pytest.mark.site
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / 'docs' / '_build' / 'html'
+STAMP = HTML / 'dpnotes-build.json'
+ARTIFACTS = ROOT / 'artifacts'
+CHROMIUM = os.environ.get('DPNOTES_CHROMIUM', '/usr/bin/chromium')
+# the flags of ../shared/notes/docs-offline.md (headless and the profile directory are playwright's own)
+CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+                 '--disable-sync', '--no-first-run']
+MATH_TIMEOUT_MS = 60_000
+
+
+def page_name(stem: str) -> str: return re.sub(r'^\d+_', '', stem)  # as docs/build.py (and nbdev) name pages
+
+
+def notebooks() -> list[Path]:
+    return sorted(p for p in (ROOT / 'nbs').glob('*.ipynb') if not p.name.startswith(('_', '.')))
+
+
+def _unavailable(reason: str):
+    if os.environ.get('CI'): pytest.fail(f'{reason} (CI is set: the site must be built before this test)')
+    pytest.skip(reason)
+
+
+def _nb_text(nb: Path) -> str:
+    cells = json.loads(nb.read_text())['cells']
+    return '\n'.join(''.join(c['source']) if isinstance(c['source'], list) else c['source'] for c in cells)
+
+
+def _has_math(nb: Path) -> bool:
+    "Does a markdown cell of the notebook contain `$...$` math?"
+    cells = json.loads(nb.read_text())['cells']
+    md = '\n'.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown')
+    md = re.sub(r'`[^`]*`', '', re.sub(r'```.*?```', '', md, flags=re.S))
+    return re.search(r'\$[^$\s][^$]*\$', md) is not None
+
+
+# ----------------------------------------------------------------------------- fixtures
+@pytest.fixture(scope='session')
+def site():
+    "The built site (checked complete and current) served over HTTP on localhost."
+    if not (HTML / 'index.html').exists():
+        _unavailable(f'site not built: {HTML / "index.html"} is missing; run `python docs/build.py site`')
+    if not STAMP.exists():
+        _unavailable(f'site build did not complete ({STAMP.name} missing); run `python docs/build.py site`')
+    built = json.loads(STAMP.read_text())['notebooks']
+    now = [p.name for p in notebooks()]
+    if built != now and not os.environ.get('CI'):
+        pytest.skip(f'site is stale (built from {built}, nbs/ now has {now}); run `python docs/build.py site`')
+    handler = functools.partial(QuietHandler, directory=str(HTML))
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f'http://127.0.0.1:{server.server_address[1]}'
+    server.shutdown()
+    server.server_close()
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args): pass
+
+
+@pytest.fixture(scope='session')
+def browser():
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        _unavailable(f'Chromium not found at {CHROMIUM}; `apt-get install -y chromium`')
+    sync_api = pytest.importorskip('playwright.sync_api')
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, site):
+    "A fresh page that records failed requests, requests leaving the local server and console errors."
+    ctx = browser.new_context(viewport={'width': 1280, 'height': 1600})
+    pg = ctx.new_page()
+    pg.external, pg.failed, pg.errors = [], [], []
+    host = urlparse(site).netloc
+
+    def route(r):
+        u = urlparse(r.request.url)
+        if u.scheme in ('http', 'https') and u.netloc != host:
+            pg.external.append(r.request.url)
+            return r.abort()
+        return r.continue_()
+
+    pg.route('**/*', route)
+    pg.on('requestfailed', lambda req: pg.failed.append(req.url))
+    pg.on('response', lambda resp: pg.failed.append(f'{resp.status} {resp.url}') if resp.status >= 400 else None)
+    pg.on('pageerror', lambda e: pg.errors.append(str(e)))
+    yield pg
+    ctx.close()
+
+
+def _open(page, url: str):
+    resp = page.goto(url, wait_until='load')
+    assert resp is not None and resp.ok, f'{url}: HTTP {resp.status if resp else "no response"}'
+    return resp
+
+
+def _wait_math(page):
+    "Wait until MathJax (served from _static) has typeset the page, if the page loads it."
+    if not page.evaluate('() => !!document.querySelector("script[src*=\'mathjax\']")'): return False
+    page.wait_for_function('() => window.MathJax && MathJax.startup && MathJax.startup.promise', timeout=MATH_TIMEOUT_MS)
+    page.evaluate('() => MathJax.startup.promise')
+    return True
+
+
+RAW_MATH_JS = '''() => {
+  const main = document.querySelector('main') || document.body;
+  const clone = main.cloneNode(true);
+  clone.querySelectorAll('pre, code, script, mjx-container, .highlight, style').forEach(e => e.remove());
+  return clone.innerText;
+}'''
+
+IMAGES_JS = '''() => Array.from(document.querySelectorAll('main img')).map(i => ({
+  src: i.currentSrc || i.src, complete: i.complete, w: i.naturalWidth, h: i.naturalHeight}))'''
+
+
+# ----------------------------------------------------------------------------- tests
+def test_every_notebook_has_a_page(page, site):
+    assert notebooks(), 'no notebooks in nbs/'
+    missing = [nb.name for nb in notebooks() if not (HTML / f'{page_name(nb.stem)}.html').exists()]
+    assert not missing, f'notebooks without a page: {missing}'
+    for nb in notebooks():
+        _open(page, f'{site}/{page_name(nb.stem)}.html')
+        h1 = page.locator('main h1').first.inner_text().strip()
+        assert h1, f'{nb.name}: page has no title'
+        assert 'Traceback' not in page.locator('main').inner_text() or 'Traceback' in _nb_text(nb), \
+            f'{nb.name}: the page shows a traceback'
+    assert not page.external, f'requests leaving the site (CDN?): {page.external}'
+    assert not page.failed, f'failed requests: {page.failed}'
+
+
+@pytest.mark.parametrize('nb', notebooks(), ids=lambda p: p.stem)
+def test_page_math_images_offline(page, site, nb):
+    "Math typeset by the bundled MathJax (no raw `$` left), every image decoded, nothing fetched from outside."
+    _open(page, f'{site}/{page_name(nb.stem)}.html')
+    typeset = _wait_math(page)
+    if _has_math(nb):
+        assert typeset, f'{nb.name} has math but its page does not load MathJax'
+        n = page.locator('main mjx-container').count()
+        assert n > 0, f'{nb.name}: no MathJax output (mjx-container) on the page'
+        assert page.locator('main mjx-container mjx-merror, main mjx-container [data-mjx-error]').count() == 0, \
+            f'{nb.name}: MathJax reported TeX errors'
+        raw = page.evaluate(RAW_MATH_JS)
+        assert '$$' not in raw, f'{nb.name}: raw $$ left in the page text'
+        left = re.findall(r'.{0,30}\\(?:frac|varepsilon|Delta|sqrt|sum|mathbb)\b.{0,30}', raw)
+        assert not left, f'{nb.name}: raw TeX left in the page text: {left[:3]}'
+    imgs = page.evaluate(IMAGES_JS)
+    bad = [i for i in imgs if not (i['complete'] and i['w'] > 0)]
+    assert not bad, f'{nb.name}: images that did not load: {bad}'
+    src = _nb_text(nb)
+    if re.search(r'\bplt\.|\.plot\(|matplotlib|seaborn|sns\.', src) and re.search(r'\bplt\.|\.plot\(|sns\.', src):
+        assert imgs, f'{nb.name} plots with matplotlib but its page shows no image'
+    assert not page.external, f'{nb.name}: requests leaving the site (CDN?): {page.external}'
+    assert not page.failed, f'{nb.name}: failed requests: {page.failed}'
+    assert not page.errors, f'{nb.name}: JavaScript errors: {page.errors}'
+
+
+def test_navigation(page, site):
+    "The sidebar of the home page lists every notebook's page in order, and following a link lands on it."
+    _open(page, f'{site}/index.html')
+    links = page.locator('nav.bd-docs-nav a.reference.internal')
+    hrefs = [urlparse(links.nth(i).get_attribute('href')).path.lstrip('./') for i in range(links.count())]
+    expected = [f'{page_name(nb.stem)}.html' for nb in notebooks() if nb.stem != 'index']
+    listed = [h for h in hrefs if h and h != 'index.html' and h != '#']
+    assert listed == expected, f'sidebar links {listed} != pages in notebook order {expected}'
+    for i, href in enumerate(expected[:3]):
+        page.locator(f'nav.bd-docs-nav a.reference.internal[href$="{href}"]').first.click()
+        page.wait_for_load_state('load')
+        assert page.url.endswith(href), f'clicked {href}, landed on {page.url}'
+        assert page.locator('main h1').count() == 1
+        # "next" button of the book theme links onward through the pages
+        if i + 1 < len(expected):
+            nxt = page.locator('a.right-next')
+            assert nxt.count() == 1 and nxt.get_attribute('href').endswith(expected[i + 1])
+        page.go_back()
+    # every internal link of every page points to an existing file
+    broken = []
+    for html in sorted(HTML.glob('*.html')):
+        _open(page, f'{site}/{html.name}')
+        for href in page.evaluate('() => Array.from(document.querySelectorAll("a[href]")).map(a => a.href)'):
+            u = urlparse(href)
+            if u.netloc != urlparse(site).netloc or not u.path.endswith('.html'): continue
+            if not (HTML / u.path.lstrip('/')).exists(): broken.append(f'{html.name} -> {u.path}')
+    assert not broken, f'broken internal links: {broken}'
+
+
+def test_search(page, site):
+    "The search page exists and finds a word that occurs in the notebooks."
+    _open(page, f'{site}/search.html?q=privacy')
+    page.wait_for_selector('#search-results ul.search li', timeout=30_000)
+    n = page.locator('#search-results ul.search li').count()
+    assert n >= 1, 'search for "privacy" found nothing'
+    assert page.locator('input[name="q"]').count() >= 1, 'no search box'
+
+
+def test_screenshot(page, site, capsys):
+    "One screenshot for the CI log: the first numbered notebook (math, API reference, plot)."
+    nbs = [nb for nb in notebooks() if nb.stem != 'index'] or notebooks()
+    _open(page, f'{site}/{page_name(nbs[0].stem)}.html')
+    _wait_math(page)
+    ARTIFACTS.mkdir(exist_ok=True)
+    out = ARTIFACTS / 'site.png'
+    page.screenshot(path=str(out), full_page=False)
+    assert out.stat().st_size > 10_000, 'screenshot is (nearly) empty'
+    with capsys.disabled(): print(f'\nscreenshot of {nbs[0].name}: {out}')
