@@ -63,12 +63,25 @@ def notebooks(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob('*.ipynb') if not p.name.startswith(('_', '.')))
 
 
+def page_name(stem: str) -> str:
+    "Page of a notebook, named as nbdev/Quarto name it: `00_privacy` → `privacy` (links like `privacy.html` work)."
+    return re.sub(r'^\d+_', '', stem)
+
+
+def page_map(folder: Path) -> dict[str, str]:
+    "Notebook stem or page name → page name, for every notebook of the site."
+    m = {}
+    for p in notebooks(folder): m[p.stem] = m[page_name(p.stem)] = page_name(p.stem)
+    return m
+
+
 # ----------------------------------------------------------------------------- directives and cleaning
 _re_directive = re.compile(r'^\s*#\s*\|\s*(.*?)\s*$')
 _re_hide_line = re.compile(r'#\|\s*hide_line\s*$')
 _re_magic = re.compile(r'^\s*%(load_ext|autoreload|reload_ext|matplotlib|config)\b.*$', re.M)
 _re_target = re.compile(r'\{\s*target\s*=\s*"_blank"[^}]*\}')
 _re_callout = re.compile(r'^(\s*):::+\s*\{\s*\.callout-(\w+)[^}]*\}\s*$', re.M)
+_re_link = re.compile(r'\]\((?:\./)?([\w.-]+?)\.(html|ipynb|qmd|md)(#[^)\s]*)?\)')
 _re_ansi = re.compile(r'\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])')
 _callouts = {'note': 'note', 'tip': 'tip', 'warning': 'warning', 'important': 'important', 'caution': 'caution'}
 _re_showdoc = re.compile(r'^show_doc\(')
@@ -94,9 +107,20 @@ def split_directives(source: str) -> tuple[dict, str]:
 def _text(x) -> str: return ''.join(x) if isinstance(x, list) else (x or '')
 
 
+PAGES: dict[str, str] = {}  # set by execute_one: notebook stem/page → page name
+
+
+def _relink(m: re.Match) -> str:
+    "`[x](privacy.html#sec)` or `[x](00_privacy.ipynb)` → a link to the page's source, which Sphinx resolves."
+    name, anchor = m.group(1), m.group(3) or ''
+    if name in PAGES: return f'](./{PAGES[name]}.ipynb{anchor})'
+    return m.group(0)
+
+
 def clean_markdown(src: str) -> str:
-    "Quarto-only markup → MyST."
+    "Quarto-only markup → MyST; nbdev-style links between pages → links Sphinx checks."
     src = _re_target.sub('', src)
+    src = _re_link.sub(_relink, src)
     src = _re_callout.sub(lambda m: f'{m.group(1)}:::{{{_callouts.get(m.group(2).lower(), "note")}}}', src)
     return src
 
@@ -178,6 +202,7 @@ def execute_one(src: Path, dst: Path, cwd: Path, cell_timeout: int | None) -> in
     from nbdev.test import _skip_cell
 
     os.environ['IN_TEST'] = '1'
+    PAGES.update(page_map(src.parent))
     nb = NBProcessor(src, procs=[populate_language, add_show_docs], rm_directives=False, process=True).nb
     skip = _skip_cell(nb, skip_flags())
     shell = CaptureShell(cwd)
@@ -186,29 +211,30 @@ def execute_one(src: Path, dst: Path, cwd: Path, cell_timeout: int | None) -> in
     t0 = time.time()
     os.chdir(cwd)
     shell.run('from nbdev.showdoc import show_doc')
+    rc = 0
     try:
         shell.run_all(nb, exc_stop=True, preproc=skip, cell_timeout=cell_timeout)
     except BaseException:
         sys.stderr.write(shell.prettytb(fname=src) or 'execution failed\n')
         cell = nb.cells[(shell._cell_idx or 1) - 1]
         sys.stderr.write(f"\n--- failing cell source ---\n{cell.source}\n")
-        return 1
+        rc = 1  # the page is still written (outputs up to the error), for `site --keep-going`
     finally:
         shell.close()
     plain = json.loads(json.dumps(nb, default=lambda o: None))
     extra = []
     if src.stem == 'index':
-        pages = [p.stem for p in notebooks(src.parent) if p.stem != 'index']
+        pages = [page_name(p.stem) for p in notebooks(src.parent) if p.stem != 'index']
         toc = '```{toctree}\n:hidden:\n:maxdepth: 1\n\n' + '\n'.join(pages) + '\n```'
         extra = [{'cell_type': 'markdown', 'metadata': {}, 'source': toc}]
     dst.write_text(json.dumps(clean_notebook(plain, extra), indent=1, ensure_ascii=False))
     print(f'{src.name}: executed in {time.time() - t0:.1f} s')
-    return 0
+    return rc
 
 
 def _run_worker(nb: Path, nbs: Path, timeout: float, cell_timeout: int | None) -> tuple[Path, int, float, str]:
     log = LOGS / f'{nb.stem}.log'
-    cmd = [sys.executable, __file__, 'exec-one', str(SRC / 'nbs' / nb.name), str(SRC / nb.name), '--cwd', str(nbs)]
+    cmd = [sys.executable, __file__, 'exec-one', str(SRC / 'nbs' / nb.name), str(SRC / f'{page_name(nb.stem)}.ipynb'), '--cwd', str(nbs)]
     if cell_timeout: cmd += ['--cell-timeout', str(cell_timeout)]
     t0 = time.time()
     with open(log, 'w') as f:
@@ -224,6 +250,8 @@ def execute_all(nbs: Path, jobs: int, timeout: float, cell_timeout: int | None) 
     "Execute every notebook (in parallel); returns the names of those that failed."
     nbl = notebooks(nbs)
     if not nbl: raise SystemExit(f'no notebooks in {nbs}')
+    names = [page_name(p.stem) for p in nbl]
+    if len(set(names)) != len(names): raise SystemExit(f'two notebooks map to one page name: {names}')
     (SRC / 'nbs').mkdir(parents=True)
     for nb in nbl: shutil.copy2(nb, SRC / 'nbs' / nb.name)
     failed = []
@@ -258,7 +286,8 @@ def build_site(args) -> int:
     failed = execute_all(nbs, args.jobs, args.timeout, args.cell_timeout)
     if failed:
         print(f'\nSITE BUILD FAILED: {len(failed)} notebook(s) failed to execute: {", ".join(failed)}', flush=True)
-        return 1
+        if not args.keep_going: return 1
+        print('--keep-going: building the pages anyway (the exit status stays 1)', flush=True)
     t1 = time.time()
     # serial: sphinx-mathjax-offline does not declare itself parallel-safe (and Sphinx takes seconds here)
     cmd = [sys.executable, '-m', 'sphinx', '-b', 'html', '-q', '-c', str(DOCS), str(SRC), str(HTML)]
@@ -268,7 +297,8 @@ def build_site(args) -> int:
     if rc != 0:
         print(f'\nSITE BUILD FAILED: sphinx-build exited with {rc}', flush=True)
         return rc
-    stamp = {'notebooks': [p.stem for p in notebooks(nbs)], 'built': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+    if failed: return 1
+    stamp = {'notebooks': [p.name for p in notebooks(nbs)], 'pages': {p.name: f'{page_name(p.stem)}.html' for p in notebooks(nbs)}, 'built': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
              'execute_seconds': round(t1 - t0, 1), 'sphinx_seconds': round(time.time() - t1, 1)}
     (HTML / STAMP).write_text(json.dumps(stamp, indent=1))
     print(f'site built in {time.time() - t0:.0f} s (notebooks {t1 - t0:.0f} s, sphinx {time.time() - t1:.0f} s): '
@@ -277,30 +307,66 @@ def build_site(args) -> int:
 
 
 # ----------------------------------------------------------------------------- README
-def render_readme(index: Path | None = None) -> str:
-    "README.md text from nbs/index.ipynb, without executing it (the notebook is committed without outputs)."
+def _text_output(out: dict) -> str:
+    "Plain-text form of one output (images and HTML are left out of the README)."
+    if out.get('output_type') == 'stream': return _re_ansi.sub('', _text(out.get('text')))
+    data = out.get('data', {})
+    if 'text/markdown' in data: return '\x00md' + clean_show_doc_md(_text(data['text/markdown']))
+    if 'text/plain' in data and not any(k.startswith('image/') for k in data): return _text(data['text/plain'])
+    return ''
+
+
+def render_readme(index: Path | None = None, execute: bool = True) -> str:
+    """README.md text from nbs/index.ipynb, as `nbdev-readme` makes it: hidden cells dropped, code shown, text
+    outputs included.  The notebook is committed without outputs, so it is executed here (cwd = nbs/)."""
     index = index or nbs_dir() / 'index.ipynb'
-    nb = json.loads(index.read_text())
+    from fastcore.nbio import read_nb
+    from nbdev.process import NBProcessor
+    nb = NBProcessor(index, rm_directives=False).nb
+    if execute:
+        from execnb.shell import CaptureShell
+        from nbdev.test import _skip_cell
+        os.environ['IN_TEST'] = '1'
+        shell, cwd = CaptureShell(index.parent), os.getcwd()
+        shell.set_path(ROOT)
+        try:
+            os.chdir(index.parent)
+            shell.run_all(nb, exc_stop=True, preproc=_skip_cell(nb, skip_flags()))
+        except BaseException:
+            raise RuntimeError(f'executing {index} failed:\n{shell.prettytb(fname=index)}') from None
+        finally:
+            os.chdir(cwd); shell.close()
     parts = []
-    for cell in nb['cells']:
+    for cell in nb.cells:
         src = _text(cell.get('source'))
-        if cell['cell_type'] == 'markdown': parts.append(src.strip())
-        elif cell['cell_type'] == 'code':
-            d, body = split_directives(src)
-            if d.keys() & _drop_dirs or d.get('include') == 'false' or d.get('echo') == 'false': continue
-            body = '\n'.join(l for l in body.splitlines() if not _re_hide_line.search(l))
-            body = _re_magic.sub('', body).strip('\n')
-            if body.strip(): parts.append(f'```python\n{body}\n```')
+        if cell.cell_type == 'markdown': parts.append(src.strip()); continue
+        if cell.cell_type != 'code': continue
+        d, body = split_directives(src)
+        if d.keys() & _drop_dirs or d.get('include') == 'false': continue
+        body = '\n'.join(l for l in body.splitlines() if not _re_hide_line.search(l))
+        body = _re_magic.sub('', body).strip('\n')
+        if body.strip() and d.get('echo') != 'false' and not _re_showdoc.match(body):
+            parts.append(f'```python\n{body}\n```')
+        if d.get('output') == 'false': continue
+        for out in cell.get('outputs', []):
+            txt = _text_output(out).rstrip()
+            if txt.startswith('\x00md'): parts.append(txt[3:].strip())
+            elif txt.strip(): parts.append(f'```\n{txt}\n```')
     parts = [p for p in parts if p]
     if parts: parts.insert(1, README_WARNING)
     return '\n\n'.join(parts) + '\n'
 
 
 def build_readme(args) -> int:
-    text, readme = render_readme(), ROOT / 'README.md'
+    readme = ROOT / 'README.md'
+    try: text = render_readme()
+    except RuntimeError as e: print(e, file=sys.stderr); return 1
     if args.check:
-        if readme.exists() and readme.read_text() == text: print('README.md is up to date'); return 0
-        print('README.md is stale: run `python docs/build.py readme`'); return 1
+        if readme.exists() and readme.read_text() == text: print('README.md is up to date with nbs/index.ipynb'); return 0
+        import difflib
+        old = readme.read_text().splitlines() if readme.exists() else []
+        sys.stdout.writelines(l + '\n' for l in difflib.unified_diff(old, text.splitlines(), 'README.md', 'from nbs/index.ipynb', lineterm=''))
+        print('README.md is stale: run `python docs/build.py readme` and commit README.md'); return 1
     readme.write_text(text)
     print(f'wrote {readme} ({len(text)} characters) from nbs/index.ipynb')
     return 0
@@ -315,6 +381,7 @@ def main(argv=None) -> int:
     s.add_argument('--timeout', type=float, default=900, help='seconds allowed per notebook (default 900)')
     s.add_argument('--cell-timeout', type=int, default=nbdev_config().get('cell_timeout'), help='seconds per cell')
     s.add_argument('--nbs', help='notebooks folder (default: nbs_path of pyproject.toml)')
+    s.add_argument('--keep-going', action='store_true', help='render pages even if notebooks fail (still exit 1)')
     s.add_argument('--no-warnings-as-errors', action='store_true', help='do not pass -W to sphinx-build')
     r = sub.add_parser('readme', help='write README.md from nbs/index.ipynb')
     r.add_argument('--check', action='store_true', help='only check that README.md is up to date')

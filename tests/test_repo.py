@@ -1,0 +1,119 @@
+"""Repository hygiene, checked the way nbdev's own CI checks it.
+
+* notebooks are clean: `nbdev-clean` changes nothing in nbs/;
+* the library is exported: `nbdev-export` changes nothing in dpnotes/;
+  (both run on a temporary copy of the repository, so a working tree is never modified);
+* one Quarto configuration: `_quarto.yml` is valid YAML and `nbs/_quarto.yml` resolves to it;
+* every notebook exports a module (`#| default_exp`), except the home page and the errata page;
+* README.md is what `python docs/build.py readme` makes from nbs/index.ipynb;
+* the notebooks passed `nbdev-test` (run by `tools/test.sh` just before pytest, result read here).
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+NBS = ROOT / 'nbs'
+LIB = ROOT / 'dpnotes'
+BIN = Path(sys.executable).parent  # nbdev's commands live next to the interpreter running pytest
+NO_MODULE = {'index'}  # notebooks that need no `default_exp`, besides the errata page (name contains "errata")
+
+
+def notebooks() -> list[Path]:
+    return sorted(p for p in NBS.glob('*.ipynb') if not p.name.startswith(('_', '.')))
+
+
+def _tool(name: str) -> str:
+    exe = BIN / name
+    return str(exe) if exe.exists() else (shutil.which(name) or pytest.fail(f'{name} not found (pip install -e ".[dev]")'))
+
+
+@pytest.fixture(scope='module')
+def repo_copy(tmp_path_factory) -> Path:
+    "The files nbdev reads, copied (symlinks kept) into a temporary folder."
+    dst = tmp_path_factory.mktemp('repo')
+    for name in ('pyproject.toml', '_quarto.yml'):
+        shutil.copy2(ROOT / name, dst / name)
+    ignore = shutil.ignore_patterns('__pycache__', '.ipynb_checkpoints', '*.pyc')
+    shutil.copytree(NBS, dst / 'nbs', symlinks=True, ignore=ignore)
+    shutil.copytree(LIB, dst / 'dpnotes', symlinks=True, ignore=ignore)
+    return dst
+
+
+def _snapshot(folder: Path, pattern: str) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob(pattern))
+            if '.ipynb_checkpoints' not in p.parts and '__pycache__' not in p.parts}
+
+
+def _diff(before: dict, after: dict) -> list[str]:
+    changed = [k for k in before if k in after and before[k] != after[k]]
+    return ([f'changed: {k}' for k in changed] + [f'created: {k}' for k in after if k not in before]
+            + [f'deleted: {k}' for k in before if k not in after])
+
+
+def _run(cmd, cwd) -> subprocess.CompletedProcess:
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
+
+
+def test_notebooks_are_clean(repo_copy):
+    "`nbdev-clean` leaves no diff: notebooks carry no outputs, execution counts or stray metadata."
+    before = _snapshot(repo_copy / 'nbs', '*.ipynb')
+    r = _run([_tool('nbdev-clean')], repo_copy)
+    assert r.returncode == 0, f'nbdev-clean failed:\n{r.stdout}\n{r.stderr}'
+    diff = _diff(before, _snapshot(repo_copy / 'nbs', '*.ipynb'))
+    assert not diff, 'nbdev-clean changes notebooks; run `nbdev-clean` and commit:\n' + '\n'.join(diff)
+
+
+def test_library_is_exported(repo_copy):
+    "`nbdev-export` leaves no diff in dpnotes/: the modules are what the notebooks export."
+    before = _snapshot(repo_copy / 'dpnotes', '*.py')
+    r = _run([_tool('nbdev-export')], repo_copy)
+    assert r.returncode == 0, f'nbdev-export failed:\n{r.stdout}\n{r.stderr}'
+    diff = _diff(before, _snapshot(repo_copy / 'dpnotes', '*.py'))
+    assert not diff, 'dpnotes/ differs from the notebooks; run `nbdev-export` and commit:\n' + '\n'.join(diff)
+
+
+def test_one_quarto_config():
+    cfg = yaml.safe_load((ROOT / '_quarto.yml').read_text())
+    assert isinstance(cfg, dict) and cfg.get('project', {}).get('type') == 'website', '_quarto.yml: not a Quarto website'
+    link = NBS / '_quarto.yml'
+    assert link.exists(), 'nbs/_quarto.yml is missing (nbdev reads it)'
+    assert link.is_symlink() and link.resolve() == (ROOT / '_quarto.yml').resolve(), \
+        'nbs/_quarto.yml must be a symbolic link to the top-level _quarto.yml (one source of truth)'
+
+
+def test_every_notebook_exports_a_module():
+    assert notebooks(), 'no notebooks in nbs/'
+    pat = re.compile(r'^\s*#\s*\|\s*default_exp\s+\S+', re.M)
+    missing = []
+    for nb in notebooks():
+        if nb.stem in NO_MODULE or 'errata' in nb.stem: continue
+        cells = json.loads(nb.read_text())['cells']
+        src = '\n'.join(''.join(c['source']) for c in cells if c['cell_type'] == 'code')
+        if not pat.search(src): missing.append(nb.name)
+    assert not missing, f'notebooks without `#| default_exp`: {missing}'
+
+
+def test_readme_is_up_to_date():
+    "README.md is generated from nbs/index.ipynb (offline, by docs/build.py; nbdev-readme needs Quarto)."
+    r = _run([sys.executable, str(ROOT / 'docs' / 'build.py'), 'readme', '--check'], ROOT)
+    assert r.returncode == 0, f'{r.stdout}\n{r.stderr}'
+
+
+def test_notebooks_pass_nbdev_test():
+    "The result of `nbdev-test` over all notebooks, which tools/test.sh runs just before pytest."
+    rc = os.environ.get('DPNOTES_NBDEV_TEST_RC')
+    if rc is None: pytest.skip('nbdev-test runs in tools/test.sh (the test command), not inside this pytest run')
+    log = Path(os.environ.get('DPNOTES_NBDEV_TEST_LOG', '/nonexistent'))
+    out = log.read_text() if log.exists() else '(no log)'
+    failed = re.findall(r'^\s+(\S+\.ipynb)\s*$', out.split('Failed On The Following Notebooks:')[-1], re.M) \
+        if 'Failed On' in out else []
+    assert rc == '0', (f'nbdev-test exited with {rc}; failing notebooks: {failed or "see log"}\n'
+                       f'log: {log}\n' + out[-6000:])

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The test command of dpnotes (README: `bash tools/test.sh`).
+#
+#   bash tools/test.sh            nbdev-test over every notebook (2 workers, `#| slow`/`#| notest` cells skipped),
+#                                 then pytest over tests/ (tests marked `slow` deselected)
+#   bash tools/test.sh --slow     the long experiments too: nbdev-test --flags slow, and every pytest test
+#   extra arguments are passed to pytest (e.g. `bash tools/test.sh -x -k privacy`)
+#
+# The last lines printed are pytest's summary.  nbdev-test's result is part of it: tests/test_repo.py's
+# test_notebooks_pass_nbdev_test fails (with the failing notebooks and their tracebacks) when nbdev-test failed.
+# Browser tests of the site (marker `site`) run when `python docs/build.py site` has built it, and skip otherwise
+# (under CI they fail instead).  Exit status: non-zero if nbdev-test or pytest failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+nb_flags=()
+markers='not slow'
+if [[ "${1:-}" == "--slow" ]]; then
+    shift
+    nb_flags=(--flags slow)
+    markers=''
+fi
+
+mkdir -p artifacts
+log="$PWD/artifacts/nbdev-test.log"
+echo "== nbdev-test --n_workers 2 --timing ${nb_flags[*]}  (log: $log)"
+start=$SECONDS
+nbdev-test --n_workers 2 --timing "${nb_flags[@]}" 2>&1 | tee "$log"
+nb_rc=${PIPESTATUS[0]}
+echo "== nbdev-test exited with $nb_rc after $((SECONDS - start)) s"
+
+export DPNOTES_NBDEV_TEST_RC=$nb_rc DPNOTES_NBDEV_TEST_LOG=$log
+echo "== pytest ${markers:+-m \"$markers\"} tests/ $*"
+if [[ -n "$markers" ]]; then
+    python -m pytest -m "$markers" tests/ "$@"
+else
+    python -m pytest tests/ "$@"
+fi
+py_rc=$?
+# pytest exit 5 = no test collected: a broken selection, not a pass
+if (( nb_rc != 0 && py_rc == 0 )); then exit 1; fi
+exit $py_rc
