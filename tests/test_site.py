@@ -29,7 +29,7 @@ STAMP = HTML / 'dpnotes-build.json'
 ARTIFACTS = ROOT / 'artifacts'
 CHROMIUM = os.environ.get('DPNOTES_CHROMIUM', '/usr/bin/chromium')
 # the flags of ../shared/notes/docs-offline.md (headless and the profile directory are playwright's own)
-CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
                  '--disable-sync', '--no-first-run']
 MATH_TIMEOUT_MS = 60_000
 

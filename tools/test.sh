@@ -23,9 +23,9 @@ fi
 
 mkdir -p artifacts
 log="$PWD/artifacts/nbdev-test.log"
-echo "== nbdev-test --n_workers 2 --timing ${nb_flags[*]}  (log: $log)"
+echo "== nbdev-test --n-workers 2 --timing ${nb_flags[*]}  (log: $log)"
 start=$SECONDS
-nbdev-test --n_workers 2 --timing "${nb_flags[@]}" 2>&1 | tee "$log"
+nbdev-test --n-workers 2 --timing "${nb_flags[@]}" 2>&1 | tee "$log"
 nb_rc=${PIPESTATUS[0]}
 echo "== nbdev-test exited with $nb_rc after $((SECONDS - start)) s"
 
