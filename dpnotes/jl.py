@@ -1,5 +1,5 @@
-r"""Gaussian random projections, the sensitivity of $XR$ for neighbouring data sets (DPRP Lemma 2),
-and the noise $\sigma_1$ that makes $P' = XR + N(0,\sigma_1^2)$ differentially private (DPRP Theorem A).
+"""Gaussian random projections, the sensitivity of $XR$ for neighbouring data sets (DPRP Lemma 2),
+and the noise σ₁ that makes P′ = XR + N(0, σ₁²) differentially private (DPRP Theorem A).
 
 Docs: https://dpnotes.github.io/dpnotes/jl_sensitivity.html.md"""
 

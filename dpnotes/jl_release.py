@@ -1,5 +1,5 @@
-r"""Algorithm 1 (project with a secret Gaussian matrix, add Laplace noise) for element-wise and row-wise neighbours,
-its privacy statements rewritten as $(\varepsilon,\delta)$-DP, and Algorithm 2 (unbiased recovery of squared distances)
+"""Algorithm 1 (project with a secret Gaussian matrix, add Laplace noise) for element-wise and row-wise neighbours,
+its privacy statements rewritten as (ε, δ)-DP, and Algorithm 2 (unbiased recovery of squared distances)
 with its variance derived from scratch.
 
 Docs: https://dpnotes.github.io/dpnotes/jl_release.html.md"""
