@@ -7,12 +7,12 @@ Docs: https://dpnotes.github.io/dpnotes/dp_syn.html.md"""
 
 # %% auto #0
 __all__ = ['SUFF_STAT_SENSITIVITY', 'EPSILONS', 'DPSYN_EXPERIMENT_KW', 'sgd_event', 'accountant_epsilon', 'dpsgd_epsilon',
-           'dpsgd_steps', 'ae_layout', 'ae_init', 'ae_forward', 'ae_loss', 'per_example_grads', 'clip_rows',
-           'dp_sgd_noisy_sum', 'train_dp_autoencoder', 'ae_encode', 'ae_decode', 'gmm_responsibilities',
-           'gmm_suff_stats', 'gmm_init', 'dp_em_gmm', 'gmm_sample', 'DPSyn', 'marginal_tvd', 'svm_misclassification',
-           'svm_agreement_rate', 'dpsyn_experiment', 'plot_fig345']
+           'dpsgd_steps', 'dpsgd_noise_multiplier', 'ae_layout', 'ae_init', 'ae_forward', 'ae_loss',
+           'per_example_grads', 'clip_rows', 'dp_sgd_noisy_sum', 'train_dp_autoencoder', 'ae_encode', 'ae_decode',
+           'gmm_responsibilities', 'gmm_suff_stats', 'gmm_init', 'dp_em_gmm', 'gmm_sample', 'DPSyn', 'marginal_tvd',
+           'svm_misclassification', 'svm_agreement_rate', 'dpsyn_experiment', 'plot_fig345']
 
-# %% ../nbs/50_dp_syn.ipynb #c7c419fd
+# %% ../nbs/50_dp_syn.ipynb #96d94416
 import math, time, warnings, itertools, logging
 import numpy as np
 import pandas as pd
@@ -24,13 +24,19 @@ from tqdm.auto import tqdm
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, as_matrix, like_input,
                              gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, Budget)
 
-# %% ../nbs/50_dp_syn.ipynb #988cec90
+# %% ../nbs/50_dp_syn.ipynb #48696040
 def sgd_event(sample_rate:float, noise_multiplier:float) -> dpa.DpEvent:
     "One DP-SGD step: a Poisson-subsampled Gaussian with noise multiplier `noise_multiplier` (std / L2 sensitivity)."
     q = float(sample_rate)
     if not (0 < q <= 1): raise ValueError(f"sample_rate must be in (0, 1], got {sample_rate}")
     g = dpa.GaussianDpEvent(check_positive(noise_multiplier, 'noise_multiplier'))
     return g if q == 1 else dpa.PoissonSampledDpEvent(q, g)
+
+class _quiet_absl:
+    "dp-accounting logs a warning for every fractional RDP order it drops; silence that while we compose."
+    def __enter__(self):
+        self.lg = logging.getLogger('absl'); self.old = self.lg.level; self.lg.setLevel(logging.ERROR)
+    def __exit__(self, *a): self.lg.setLevel(self.old)
 
 def accountant_epsilon(event:dpa.DpEvent, count:int, delta:float, accountant:str='rdp') -> float:
     "ε after composing `event` `count` times, with Google's `dp-accounting` ('rdp' = upper bound, 'pld' = tight)."
@@ -40,16 +46,14 @@ def accountant_epsilon(event:dpa.DpEvent, count:int, delta:float, accountant:str
     if accountant == 'rdp': acc = _rdp.RdpAccountant()
     elif accountant == 'pld': acc = _pld.PLDAccountant()
     else: raise ValueError(f"accountant must be 'rdp' or 'pld', got {accountant!r}")
-    acc.compose(event, count)
-    return float(acc.get_epsilon(delta))
+    with _quiet_absl():
+        acc.compose(event, count)
+        return float(acc.get_epsilon(delta))
 
-# %% ../nbs/50_dp_syn.ipynb #65bf1f38
+# %% ../nbs/50_dp_syn.ipynb #0e8c5336
 def _rdp_one_step(sample_rate, noise_multiplier):
-    lg = logging.getLogger('absl'); old = lg.level
-    lg.setLevel(logging.ERROR)                # dp-accounting logs a warning for each fractional order it drops
-    try:
+    with _quiet_absl():
         acc = _rdp.RdpAccountant(); acc.compose(sgd_event(sample_rate, noise_multiplier))
-    finally: lg.setLevel(old)
     return acc.orders, acc.rdp
 
 def dpsgd_epsilon(sample_rate:float, noise_multiplier:float, steps:int, delta:float) -> float:
@@ -82,7 +86,20 @@ def dpsgd_steps(sample_rate:float, noise_multiplier:float, epsilon:float, delta:
         lo, hi = (mid, hi) if eps(mid) <= e else (lo, mid)
     return lo
 
-# %% ../nbs/50_dp_syn.ipynb #4d1e768d
+def dpsgd_noise_multiplier(sample_rate:float, steps:int, epsilon:float, delta:float) -> float:
+    "Smallest noise multiplier (to 0.1 %) for which `steps` DP-SGD steps stay within (`epsilon`, `delta`) on the RDP accountant."
+    e, d, T = check_epsilon(epsilon), check_delta(delta, allow_zero=False), check_int(steps, 'steps')
+    orders, _ = _rdp_one_step(sample_rate, 1.0)
+    eps = lambda s: float(_rdp.compute_epsilon(orders, T * _rdp_one_step(sample_rate, s)[1], d)[0])
+    lo, hi = 0.3, 1.0
+    while eps(hi) > e: lo, hi = hi, hi * 2
+    if eps(lo) <= e: return lo
+    while hi / lo > 1.001:                      # invariant: eps(lo) > e >= eps(hi); eps decreases in sigma
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if eps(mid) > e else (lo, mid)
+    return hi
+
+# %% ../nbs/50_dp_syn.ipynb #3e91e532
 _ACT = {'tanh': (np.tanh, lambda a: 1 - a * a),
         'sigmoid': (lambda u: special.expit(u), lambda a: a * (1 - a)),
         'identity': (lambda u: u, lambda a: np.ones_like(a))}
@@ -139,7 +156,7 @@ def per_example_grads(w:np.ndarray, layout:list, X:np.ndarray) -> np.ndarray:
         g = e @ W
     return np.concatenate(grads[::-1], axis=1)
 
-# %% ../nbs/50_dp_syn.ipynb #7860e300
+# %% ../nbs/50_dp_syn.ipynb #72da4893
 def clip_rows(G:np.ndarray, clip:float) -> np.ndarray:
     "Scale every row of `G` to L2 norm at most `clip` (rows already inside the ball are unchanged); returns a new array."
     C = check_positive(clip, 'clip')
@@ -155,9 +172,9 @@ def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float,
     if mask.any(): total += clip_rows(per_example_grads(w, layout, X[mask]), clip).sum(axis=0)
     return total + rng.normal(0.0, noise_multiplier * clip, size=w.shape)
 
-# %% ../nbs/50_dp_syn.ipynb #28003059
+# %% ../nbs/50_dp_syn.ipynb #459648d5
 def train_dp_autoencoder(X:np.ndarray, epsilon:float, delta:float, latent_dim:int=4, hidden:tuple=(32,),
-                         clip:float=1.0, noise_multiplier:float=2.0, sample_rate:float=None, batch_size:int=32,
+                         clip:float=1.0, noise_multiplier=2.0, sample_rate:float=None, batch_size:int=32,
                          n_public:float=None, lr:float=0.01, max_steps:int=2000, optimizer:str='adam',
                          accountant_delta:float=None, rng=None, progress:bool=None) -> dict:
     "DP-SGD on the auto-encoder for rows of X in [0,1]; returns dict(w, layout, steps, epsilon_spent, losses)."
@@ -169,6 +186,9 @@ def train_dp_autoencoder(X:np.ndarray, epsilon:float, delta:float, latent_dim:in
     L_n = float(n if n_public is None else check_positive(n_public, 'n_public'))
     q = min(1.0, check_int(batch_size, 'batch_size') / L_n) if sample_rate is None else float(sample_rate)
     if not 0 < q <= 1: raise ValueError(f"sample_rate must be in (0, 1], got {sample_rate}")
+    if isinstance(noise_multiplier, str):
+        if noise_multiplier != 'auto': raise ValueError(f"noise_multiplier must be a positive number or 'auto', got {noise_multiplier!r}")
+        noise_multiplier = dpsgd_noise_multiplier(q, max_steps, e, dl)      # just enough noise for max_steps steps
     steps = dpsgd_steps(q, noise_multiplier, e, dl, max_steps=max_steps)
     layout = ae_layout(d, latent_dim, hidden)
     w = ae_init(layout, rng)
@@ -197,7 +217,7 @@ def ae_decode(model:dict, Z:np.ndarray) -> np.ndarray:
     half = len(model['layout']) // 2
     return ae_forward(model['w'], model['layout'], Z, start=half)[-1]
 
-# %% ../nbs/50_dp_syn.ipynb #a625ac4e
+# %% ../nbs/50_dp_syn.ipynb #c7e78823
 SUFF_STAT_SENSITIVITY = math.sqrt(3.0)
 
 def _log_gauss(Z, mean, cov):
@@ -286,11 +306,11 @@ def gmm_sample(gmm:dict, n:int, rng=None) -> np.ndarray:
         if idx.size: out[idx] = rng.multivariate_normal(gmm['means'][j], gmm['covs'][j], size=idx.size)
     return out
 
-# %% ../nbs/50_dp_syn.ipynb #68beebe8
+# %% ../nbs/50_dp_syn.ipynb #410a3c16
 class DPSyn:
     "DP-SYN synthetic data: per label, a DP-SGD auto-encoder plus DP-EM Gaussian mixture on its latent codes."
-    def __init__(self, epsilon:float=1.0, delta:float=1e-5, count_share:float=0.1, latent_dim:int=4, hidden:tuple=(32,),
-                 clip:float=1.0, noise_multiplier:float=2.0, batch_size:int=32, lr:float=0.01, max_steps:int=1000,
+    def __init__(self, epsilon:float=1.0, delta:float=1e-5, count_share:float=0.1, latent_dim:int=4, hidden:tuple=(16,),
+                 clip:float=0.1, noise_multiplier='auto', batch_size:int=64, lr:float=0.01, max_steps:int=300,
                  optimizer:str='adam', n_components:int=3, em_iters:int=10, bounds=None, published:bool=False,
                  rng=None, progress:bool=None):
         self.epsilon, self.delta, self.count_share, self.latent_dim, self.hidden = epsilon, delta, count_share, latent_dim, hidden
@@ -306,7 +326,8 @@ class DPSyn:
         p['rho'] = rho
         p['latent_dim'] = check_int(self.latent_dim, 'latent_dim')
         p['hidden'] = tuple(check_int(h, 'hidden') for h in self.hidden)
-        p['clip'] = check_positive(self.clip, 'clip'); p['noise_multiplier'] = check_positive(self.noise_multiplier, 'noise_multiplier')
+        p['clip'] = check_positive(self.clip, 'clip')
+        p['noise_multiplier'] = 'auto' if self.noise_multiplier == 'auto' else check_positive(self.noise_multiplier, 'noise_multiplier')
         p['batch_size'] = check_int(self.batch_size, 'batch_size'); p['lr'] = check_positive(self.lr, 'lr')
         p['max_steps'] = check_int(self.max_steps, 'max_steps'); p['n_components'] = check_int(self.n_components, 'n_components')
         p['em_iters'] = check_int(self.em_iters, 'em_iters')
@@ -400,10 +421,10 @@ class DPSyn:
         if self.columns_ is not None: return pd.DataFrame(Xs, columns=self.columns_), pd.Series(ys, name=self.y_name_)
         return Xs, ys
 
-# %% ../nbs/50_dp_syn.ipynb #da4af0f2
+# %% ../nbs/50_dp_syn.ipynb #8e44ddf9
 from .evaluate import make_model
 
-# %% ../nbs/50_dp_syn.ipynb #b12d912b
+# %% ../nbs/50_dp_syn.ipynb #3af0dc37
 def _codes(real_col, syn_col, bins):
     vals = np.unique(real_col)
     if len(vals) <= bins:
@@ -453,10 +474,10 @@ def svm_agreement_rate(X_syn, y_syn, X_train, y_train, X_test, rng=None) -> floa
     seed = int(as_rng(rng).integers(2**31 - 1))
     return float(np.mean(_fit_predict(S, y_syn, T, seed) == _fit_predict(A, y_train, T, seed)))
 
-# %% ../nbs/50_dp_syn.ipynb #31e02692
+# %% ../nbs/50_dp_syn.ipynb #2b237428
 EPSILONS = (0.8, 1.2, 1.6, 2.4, 3.2)
-DPSYN_EXPERIMENT_KW = dict(delta=1e-5, latent_dim=4, hidden=(32,), noise_multiplier=3.0, batch_size=16, max_steps=1000,
-                           lr=0.01, n_components=3, em_iters=10)
+DPSYN_EXPERIMENT_KW = dict(delta=1e-5, latent_dim=4, hidden=(16,), noise_multiplier='auto', batch_size=64, clip=0.1,
+                           max_steps=300, lr=0.01, n_components=3, em_iters=10)
 
 def _split(X, y, test_size, seed):
     from sklearn.model_selection import train_test_split
