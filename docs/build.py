@@ -85,6 +85,7 @@ _re_link = re.compile(r'\]\((?:\./)?([\w.-]+?)\.(html|ipynb|qmd|md)(#[^)\s]*)?\)
 _re_ansi = re.compile(r'\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])')
 _callouts = {'note': 'note', 'tip': 'tip', 'warning': 'warning', 'important': 'important', 'caution': 'caution'}
 _re_showdoc = re.compile(r'^show_doc\(')
+WIDGET_NOTE = '*An interactive widget is here: run this notebook in Jupyter to use it.*'
 _drop_dirs = {'hide', 'exporti', 'default_exp'}
 
 
@@ -142,8 +143,9 @@ def clean_output(out: dict) -> dict | None:
     data = out.get('data')
     if data is not None:
         data = dict(data)
-        # a static site has no kernel: interactive widgets fall back to their text representation
-        data.pop('application/vnd.jupyter.widget-view+json', None)
+        # a static site has no kernel (and widget JavaScript would come from a CDN): say what is there instead
+        if data.pop('application/vnd.jupyter.widget-view+json', None) is not None:
+            data = {'text/markdown': WIDGET_NOTE}
         if 'text/markdown' in data: data['text/markdown'] = clean_show_doc_md(_text(data['text/markdown']))
         if not data: return None
         out['data'] = data

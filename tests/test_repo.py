@@ -118,3 +118,39 @@ def test_notebooks_pass_nbdev_test():
         if 'Failed On' in out else []
     assert rc == '0', (f'nbdev-test exited with {rc}; failing notebooks: {failed or "see log"}\n'
                        f'log: {log}\n' + out[-6000:])
+
+
+# ----------------------------------------------------------------------------- docs/build.py's cleaning step
+def _build():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location('dpnotes_docs_build', ROOT / 'docs' / 'build.py')
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_docs_build_cleaning():
+    "The rewriting docs/build.py applies before Sphinx (nbdev directives, Quarto-only markup, page names)."
+    b = _build()
+    assert b.page_name('00_privacy') == 'privacy' and b.page_name('index') == 'index'
+    assert b.split_directives('#| export\n#| echo: false\nx = 1  #| not a directive') == \
+        ({'export': '', 'echo': 'false'}, 'x = 1  #| not a directive')
+    assert b.split_directives('#|default_exp privacy\n') == ({'default_exp': 'privacy'}, '')
+    md = '---\n\n[source](https://x/y.py#L3){target="_blank" style="float:right"}\n\n### f\n\n*Doc $b$.*'
+    assert b.clean_show_doc_md(md) == '[source](https://x/y.py#L3)\n\n### f\n\n*Doc $b$.*'
+    b.PAGES.update({'00_privacy': 'privacy', 'privacy': 'privacy'})
+    assert b.clean_markdown('see [p](privacy.html#budget), [q](00_privacy.ipynb), [r](https://a.b/c.html)') == \
+        'see [p](./privacy.ipynb#budget), [q](./privacy.ipynb), [r](https://a.b/c.html)'
+    assert b.clean_markdown('::: {.callout-warning}\nx\n:::') == ':::{warning}\nx\n:::'
+    code = lambda src, outs=(): {'cell_type': 'code', 'source': src, 'metadata': {}, 'outputs': list(outs)}
+    nb = {'metadata': {}, 'nbformat': 4, 'nbformat_minor': 5, 'cells': [
+        code('#| hide\nimport secret'), code('#| default_exp privacy'), code('#| exporti\ndef _h(): pass'),
+        code('#| export\ndef f(): pass'), code('#| echo: false\nprint(1)'), code('show_doc(f)'),
+        code('w', [{'output_type': 'display_data', 'metadata': {},
+                    'data': {'text/plain': 'IntSlider()', 'application/vnd.jupyter.widget-view+json': {}}}])]}
+    cells = b.clean_notebook(nb)['cells']
+    assert [c['source'] for c in cells] == ['def f(): pass', 'print(1)', 'show_doc(f)', 'w']
+    assert cells[1]['metadata']['tags'] == ['remove-input'] and cells[2]['metadata']['tags'] == ['remove-input']
+    assert cells[3]['outputs'][0]['data'] == {'text/markdown': b.WIDGET_NOTE}
+    assert all(c.get('id') for c in cells)
+    assert nb['cells'][0]['source'] == '#| hide\nimport secret', 'the input notebook was modified'

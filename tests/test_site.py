@@ -173,6 +173,8 @@ def test_page_math_images_offline(page, site, nb):
         assert '$$' not in raw, f'{nb.name}: raw $$ left in the page text'
         left = re.findall(r'.{0,30}\\(?:frac|varepsilon|Delta|sqrt|sum|mathbb)\b.{0,30}', raw)
         assert not left, f'{nb.name}: raw TeX left in the page text: {left[:3]}'
+    text = page.locator('main').inner_text()
+    assert 'children=(' not in text, f'{nb.name}: a widget shows as its Python repr'
     imgs = page.evaluate(IMAGES_JS)
     bad = [i for i in imgs if not (i['complete'] and i['w'] > 0)]
     assert not bad, f'{nb.name}: images that did not load: {bad}'
@@ -196,7 +198,7 @@ def test_navigation(page, site):
         page.locator(f'nav.bd-docs-nav a.reference.internal[href$="{href}"]').first.click()
         page.wait_for_load_state('load')
         assert page.url.endswith(href), f'clicked {href}, landed on {page.url}'
-        assert page.locator('main h1').count() == 1
+        assert page.locator('main h1').count() >= 1
         # "next" button of the book theme links onward through the pages
         if i + 1 < len(expected):
             nxt = page.locator('a.right-next')
