@@ -236,10 +236,12 @@ def test_search(page, site):
 
 
 def test_screenshot(page, site, capsys):
-    "One screenshot for the CI log: the first numbered notebook (math, API reference, plot)."
+    "One screenshot for the CI log: the first numbered notebook, at its first plot (with math around it)."
     nbs = [nb for nb in notebooks() if nb.stem != 'index'] or notebooks()
     _open(page, f'{site}/{page_name(nbs[0].stem)}.html')
     _wait_math(page)
+    if page.locator('main img').count():  # show a plot beside the typeset text
+        page.locator('main img').first.scroll_into_view_if_needed()
     ARTIFACTS.mkdir(exist_ok=True)
     out = ARTIFACTS / 'site.png'
     page.screenshot(path=str(out), full_page=False)
