@@ -12,7 +12,7 @@ __all__ = ['SUFF_STAT_SENSITIVITY', 'EPSILONS', 'DPSYN_EXPERIMENT_KW', 'sgd_even
            'gmm_responsibilities', 'gmm_suff_stats', 'gmm_init', 'dp_em_gmm', 'gmm_sample', 'DPSyn', 'marginal_tvd',
            'svm_misclassification', 'svm_agreement_rate', 'dpsyn_experiment', 'plot_fig345']
 
-# %% ../nbs/50_dp_syn.ipynb #4ed3b4cb
+# %% ../nbs/50_dp_syn.ipynb #3b47649f
 import math, time, warnings, itertools, logging
 import numpy as np
 import pandas as pd
@@ -25,7 +25,7 @@ import matplotlib.pyplot as plt
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, as_matrix, like_input,
                              gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, Budget)
 
-# %% ../nbs/50_dp_syn.ipynb #54a6db9a
+# %% ../nbs/50_dp_syn.ipynb #7e745486
 def sgd_event(sample_rate:float, noise_multiplier:float) -> dpa.DpEvent:
     "One DP-SGD step: a Poisson-subsampled Gaussian with noise multiplier `noise_multiplier` (std / L2 sensitivity)."
     q = float(sample_rate)
@@ -51,7 +51,7 @@ def accountant_epsilon(event:dpa.DpEvent, count:int, delta:float, accountant:str
         acc.compose(event, count)
         return float(acc.get_epsilon(delta))
 
-# %% ../nbs/50_dp_syn.ipynb #4ef29111
+# %% ../nbs/50_dp_syn.ipynb #95cfb26a
 def _rdp_one_step(sample_rate, noise_multiplier):
     with _quiet_absl():
         acc = _rdp.RdpAccountant(); acc.compose(sgd_event(sample_rate, noise_multiplier))
@@ -100,7 +100,7 @@ def dpsgd_noise_multiplier(sample_rate:float, steps:int, epsilon:float, delta:fl
         lo, hi = (mid, hi) if eps(mid) > e else (lo, mid)
     return hi
 
-# %% ../nbs/50_dp_syn.ipynb #1f62ed77
+# %% ../nbs/50_dp_syn.ipynb #681ca2f7
 _ACT = {'tanh': (np.tanh, lambda a: 1 - a * a),
         'sigmoid': (lambda u: special.expit(u), lambda a: a * (1 - a)),
         'identity': (lambda u: u, lambda a: np.ones_like(a))}
@@ -157,7 +157,7 @@ def per_example_grads(w:np.ndarray, layout:list, X:np.ndarray) -> np.ndarray:
         g = e @ W
     return np.concatenate(grads[::-1], axis=1)
 
-# %% ../nbs/50_dp_syn.ipynb #d2e7ab78
+# %% ../nbs/50_dp_syn.ipynb #7265e665
 def clip_rows(G:np.ndarray, clip:float) -> np.ndarray:
     "Scale every row of `G` to L2 norm at most `clip` (rows already inside the ball are unchanged); returns a new array."
     C = check_positive(clip, 'clip')
@@ -173,7 +173,7 @@ def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float,
     if mask.any(): total += clip_rows(per_example_grads(w, layout, X[mask]), clip).sum(axis=0)
     return total + rng.normal(0.0, noise_multiplier * clip, size=w.shape)
 
-# %% ../nbs/50_dp_syn.ipynb #e8e99ad6
+# %% ../nbs/50_dp_syn.ipynb #f3102ded
 def train_dp_autoencoder(X:np.ndarray, epsilon:float, delta:float, latent_dim:int=4, hidden:tuple=(32,),
                          clip:float=1.0, noise_multiplier=2.0, sample_rate:float=None, batch_size:int=32,
                          n_public:float=None, lr:float=0.01, max_steps:int=2000, optimizer:str='adam',
@@ -218,7 +218,7 @@ def ae_decode(model:dict, Z:np.ndarray) -> np.ndarray:
     half = len(model['layout']) // 2
     return ae_forward(model['w'], model['layout'], Z, start=half)[-1]
 
-# %% ../nbs/50_dp_syn.ipynb #9bdd54ef
+# %% ../nbs/50_dp_syn.ipynb #c16a26ab
 SUFF_STAT_SENSITIVITY = math.sqrt(3.0)
 
 def _log_gauss(Z, mean, cov):
@@ -307,7 +307,7 @@ def gmm_sample(gmm:dict, n:int, rng=None) -> np.ndarray:
         if idx.size: out[idx] = rng.multivariate_normal(gmm['means'][j], gmm['covs'][j], size=idx.size)
     return out
 
-# %% ../nbs/50_dp_syn.ipynb #d76660ed
+# %% ../nbs/50_dp_syn.ipynb #737503b1
 class DPSyn:
     "DP-SYN synthetic data: per label, a DP-SGD auto-encoder plus DP-EM Gaussian mixture on its latent codes."
     def __init__(self, epsilon:float=1.0, delta:float=1e-5, count_share:float=0.1, latent_dim:int=4, hidden:tuple=(16,),
@@ -422,10 +422,10 @@ class DPSyn:
         if self.columns_ is not None: return pd.DataFrame(Xs, columns=self.columns_), pd.Series(ys, name=self.y_name_)
         return Xs, ys
 
-# %% ../nbs/50_dp_syn.ipynb #031c1d8a
+# %% ../nbs/50_dp_syn.ipynb #0b5c2d4f
 from .evaluate import make_model
 
-# %% ../nbs/50_dp_syn.ipynb #5f1e10e5
+# %% ../nbs/50_dp_syn.ipynb #5bc6dd1c
 def _codes(real_col, syn_col, bins):
     vals = np.unique(real_col)
     if len(vals) <= bins:
@@ -475,7 +475,7 @@ def svm_agreement_rate(X_syn, y_syn, X_train, y_train, X_test, rng=None) -> floa
     seed = int(as_rng(rng).integers(2**31 - 1))
     return float(np.mean(_fit_predict(S, y_syn, T, seed) == _fit_predict(A, y_train, T, seed)))
 
-# %% ../nbs/50_dp_syn.ipynb #eebaa04e
+# %% ../nbs/50_dp_syn.ipynb #4acf2bcf
 EPSILONS = (0.8, 1.2, 1.6, 2.4, 3.2)
 DPSYN_EXPERIMENT_KW = dict(delta=1e-5, latent_dim=4, hidden=(16,), noise_multiplier='auto', batch_size=64, clip=0.1,
                            max_steps=300, lr=0.01, n_components=3, em_iters=10)
