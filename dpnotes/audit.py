@@ -68,8 +68,9 @@ def _run(mechanism, D, n, rng, batched, progress, label):
 def _linear_score(A_sel, B_sel):
     "A projection direction separating two samples (difference of means, whitened by the pooled per-coordinate spread)."
     w = A_sel.mean(0) - B_sel.mean(0)
-    sd = np.sqrt(0.5 * (A_sel.var(0) + B_sel.var(0))) + 1e-300
-    w = w / sd**2
+    var = 0.5 * (A_sel.var(0) + B_sel.var(0))
+    var = np.where(var > 0, var, max(var.max(), 1.0))       # a coordinate that never varies is not down-weighted to 0
+    w = w / var
     if not np.any(w): w = np.ones_like(w)
     return lambda X: X @ w
 
@@ -79,7 +80,7 @@ def _best_event(sa, sb, delta, alpha, n_thresholds):
     ts = np.unique(np.quantile(pooled, np.linspace(0, 1, n_thresholds + 2)[1:-1]))
     sa_s, sb_s = np.sort(sa), np.sort(sb)
     na, nb = len(sa), len(sb)
-    best = (-np.inf, None)
+    best = (-np.inf, ('>', ts[0], 'D vs D_prime'))            # if no event separates the samples, any one will do
     for direction in ('>', '<'):
         ka = na - np.searchsorted(sa_s, ts, 'right') if direction == '>' else np.searchsorted(sa_s, ts, 'left')
         kb = nb - np.searchsorted(sb_s, ts, 'right') if direction == '>' else np.searchsorted(sb_s, ts, 'left')
