@@ -9,11 +9,11 @@ Docs: https://dpnotes.github.io/dpnotes/dp_syn.html.md"""
 __all__ = ['SUFF_STAT_SENSITIVITY', 'EPSILONS', 'DPSYN_EXPERIMENT_KW', 'sgd_event', 'accountant_epsilon', 'dpsgd_epsilon',
            'dpsgd_steps', 'dpsgd_noise_multiplier', 'ae_layout', 'ae_init', 'ae_forward', 'ae_loss',
            'per_example_grads', 'clip_rows', 'dp_sgd_noisy_sum', 'train_dp_autoencoder', 'ae_encode', 'ae_decode',
-           'gmm_responsibilities', 'gmm_suff_stats', 'gmm_init', 'dp_em_gmm', 'gmm_sample', 'DPSyn', 'marginal_tvd',
-           'svm_misclassification', 'svm_agreement_rate', 'dpsyn_experiment', 'plot_fig345']
+           'gmm_responsibilities', 'gmm_suff_stats', 'gmm_init', 'dp_em_gmm', 'gmm_sample', 'DPSyn', 'dpsyn_experiment',
+           'plot_fig345']
 
 # %% ../nbs/50_dp_syn.ipynb #3b47649f
-import math, time, warnings, itertools, logging
+import math, time, warnings, logging
 import numpy as np
 import pandas as pd
 from scipy import special
@@ -422,58 +422,8 @@ class DPSyn:
         if self.columns_ is not None: return pd.DataFrame(Xs, columns=self.columns_), pd.Series(ys, name=self.y_name_)
         return Xs, ys
 
-# %% ../nbs/50_dp_syn.ipynb #0b5c2d4f
-from .evaluate import make_model
-
-# %% ../nbs/50_dp_syn.ipynb #5bc6dd1c
-def _codes(real_col, syn_col, bins):
-    vals = np.unique(real_col)
-    if len(vals) <= bins:
-        idx = lambda v: np.abs(v[:, None] - vals[None, :]).argmin(axis=1)
-        return idx(real_col), idx(syn_col), len(vals)
-    cuts = np.unique(np.quantile(real_col, np.linspace(0, 1, bins + 1)[1:-1]))
-    return np.searchsorted(cuts, real_col, 'right'), np.searchsorted(cuts, syn_col, 'right'), len(cuts) + 1
-
-def marginal_tvd(X_real, X_syn, k:int=2, bins:int=5, max_marginals:int=200, rng=None) -> float:
-    "Mean total variation distance between the k-way marginals of X_real and X_syn (columns discretised on X_real)."
-    A, _ = as_matrix(X_real, 'X_real'); B, _ = as_matrix(X_syn, 'X_syn')
-    if A.shape[1] != B.shape[1]: raise ValueError(f"X_real and X_syn must have the same columns: {A.shape[1]} vs {B.shape[1]}")
-    k, bins, mm = check_int(k, 'k'), check_int(bins, 'bins', minimum=2), check_int(max_marginals, 'max_marginals')
-    d = A.shape[1]
-    if k > d: raise ValueError(f"k={k} exceeds the number of columns {d}")
-    cols = [_codes(A[:, j], B[:, j], bins) for j in range(d)]
-    n_sets = math.comb(d, k)
-    if n_sets <= mm: sets = list(itertools.combinations(range(d), k))
-    else:
-        rng, seen = as_rng(rng), set()
-        while len(seen) < mm: seen.add(tuple(sorted(rng.choice(d, size=k, replace=False).tolist())))
-        sets = sorted(seen)
-    out = []
-    for S in sets:
-        ca, cb, size = np.zeros(len(A), dtype=np.int64), np.zeros(len(B), dtype=np.int64), 1
-        for j in S:
-            a, b, m = cols[j]
-            ca, cb, size = ca * m + a, cb * m + b, size * m
-        p = np.bincount(ca, minlength=size) / len(A); q = np.bincount(cb, minlength=size) / len(B)
-        out.append(0.5 * np.abs(p - q).sum())
-    return float(np.mean(out))
-
-def _fit_predict(X_fit, y_fit, X_pred, rng):
-    y_fit = np.asarray(y_fit)
-    labels = np.unique(y_fit)
-    if len(labels) == 1: return np.full(len(X_pred), labels[0])        # a one-class training set: constant prediction
-    return make_model('svm', rng).fit(np.asarray(X_fit, float), y_fit).predict(np.asarray(X_pred, float))
-
-def svm_misclassification(X_train, y_train, X_test, y_test, rng=None) -> float:
-    "Fraction of test rows misclassified by a linear SVM trained on (X_train, y_train) (e.g. synthetic rows)."
-    A, _ = as_matrix(X_train, 'X_train'); T, _ = as_matrix(X_test, 'X_test')
-    return float(np.mean(_fit_predict(A, y_train, T, rng) != np.asarray(y_test)))
-
-def svm_agreement_rate(X_syn, y_syn, X_train, y_train, X_test, rng=None) -> float:
-    "Fraction of test rows on which SVMs trained on synthetic and on real training rows predict the same label."
-    S, _ = as_matrix(X_syn, 'X_syn'); A, _ = as_matrix(X_train, 'X_train'); T, _ = as_matrix(X_test, 'X_test')
-    seed = int(as_rng(rng).integers(2**31 - 1))
-    return float(np.mean(_fit_predict(S, y_syn, T, seed) == _fit_predict(A, y_train, T, seed)))
+# %% ../nbs/50_dp_syn.ipynb #e4cbfd90
+from .evaluate import marginal_tvd, svm_misclassification, svm_agreement_rate
 
 # %% ../nbs/50_dp_syn.ipynb #4acf2bcf
 EPSILONS = (0.8, 1.2, 1.6, 2.4, 3.2)

@@ -7,6 +7,8 @@ Docs: https://dpnotes.github.io/dpnotes/evaluate.html.md"""
 # %% ../nbs/03_evaluate.ipynb #00428260
 from __future__ import annotations
 
+import itertools
+import math
 import numbers
 import warnings
 
@@ -22,11 +24,11 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.svm import SVC, LinearSVC
 
 from .data import Dataset, data_available, list_datasets, load_dataset
-from .privacy import as_matrix, as_rng
+from .privacy import as_matrix, as_rng, check_int
 
 # %% auto #0
 __all__ = ['MODELS', 'AVERAGES', 'make_model', 'snap_labels', 'auprc', 'tstr', 'real_reference', 'train_test_split_df',
-           'reference_table', 'repeated_reference']
+           'reference_table', 'repeated_reference', 'marginal_tvd', 'svm_misclassification', 'svm_agreement_rate']
 
 # %% ../nbs/03_evaluate.ipynb #8cfd8733
 MODELS = ('rf', 'logreg', 'svm', 'rbf_svm')
@@ -223,3 +225,66 @@ def repeated_reference(name: str, repeats: int = 5, model='rf', test_size: float
         row.update({f'auprc_{a}': auprc(yt, S, classes, a) for a in averages})
         rows.append(row)
     return pd.DataFrame(rows)
+
+# %% ../nbs/03_evaluate.ipynb #936ca546
+def _codes(real_col: np.ndarray, syn_col: np.ndarray, bins: int):
+    "Integer codes of a real and a synthetic column on cells defined by the real column alone; returns (real, syn, n_cells)."
+    cats = np.unique(real_col)
+    if cats.size <= bins:                           # categorical: snap to the nearest real value
+        near = lambda v: np.abs(v[:, None] - cats[None, :]).argmin(axis=1)
+        return near(real_col), near(syn_col), cats.size
+    cuts = np.unique(np.quantile(real_col, np.arange(1, bins) / bins))
+    return np.searchsorted(cuts, real_col, 'right'), np.searchsorted(cuts, syn_col, 'right'), cuts.size + 1
+
+def marginal_tvd(X_real, X_syn, k: int = 2, bins: int = 5, max_marginals: int = 200, rng=None) -> float:
+    "Mean total variation distance between the k-way marginals of X_real and X_syn (columns discretised on X_real)."
+    A, ma = as_matrix(X_real, 'X_real'); B, mb = as_matrix(X_syn, 'X_syn')
+    if A.shape[1] != B.shape[1]:
+        raise ValueError(f"X_real and X_syn must have the same columns: {A.shape[1]} vs {B.shape[1]}")
+    if ma.kind == 'dataframe' and mb.kind == 'dataframe' and list(ma.columns) != list(mb.columns):
+        raise ValueError("X_real and X_syn must have the same columns (names and order differ)")
+    k, bins, mm = check_int(k, 'k'), check_int(bins, 'bins', minimum=2), check_int(max_marginals, 'max_marginals')
+    d = A.shape[1]
+    if k > d: raise ValueError(f"k={k} exceeds the number of columns {d}")
+    coded = [_codes(A[:, j], B[:, j], bins) for j in range(d)]
+    if math.comb(d, k) <= mm: sets = list(itertools.combinations(range(d), k))
+    else:
+        g, chosen = as_rng(rng), set()
+        while len(chosen) < mm: chosen.add(tuple(sorted(g.choice(d, size=k, replace=False).tolist())))
+        sets = sorted(chosen)
+    tvds = []
+    for S in sets:
+        ia, ib, cells = np.zeros(len(A), dtype=np.int64), np.zeros(len(B), dtype=np.int64), 1
+        for j in S:                                  # mixed-radix cell index over the columns of S
+            a, b, m = coded[j]
+            ia, ib, cells = ia * m + a, ib * m + b, cells * m
+        p = np.bincount(ia, minlength=cells) / len(A)
+        q = np.bincount(ib, minlength=cells) / len(B)
+        tvds.append(0.5 * np.abs(p - q).sum())
+    return float(np.mean(tvds))
+
+def _fit_predict(X_fit, y_fit, X_pred, model, rng):
+    labels = np.unique(y_fit)
+    if labels.size == 1: return np.full(X_pred.shape[0], labels[0])     # one class: the constant predictor
+    with warnings.catch_warnings():
+        warnings.filterwarnings('ignore', message='.*converge.*')
+        return make_model(model, rng).fit(X_fit, y_fit).predict(X_pred)
+
+def _test_part(X_test, y_test=None):
+    T, meta = as_matrix(X_test, 'X_test')
+    cols = meta.columns if meta.kind == 'dataframe' else None
+    return T, cols, (None if y_test is None else _labels(y_test, 'y_test', T.shape[0]))
+
+def svm_misclassification(X_train, y_train, X_test, y_test, rng=None, model='svm') -> float:
+    "Fraction of test rows misclassified by `model` (default: linear SVM) trained on (X_train, y_train), e.g. synthetic rows."
+    T, cols, yt = _test_part(X_test, y_test)
+    A, _, ya = _check_xy(X_train, y_train, 'X_train', 'y_train', d=T.shape[1], columns=cols)
+    return float(np.mean(_fit_predict(A, ya, T, model, rng) != yt))
+
+def svm_agreement_rate(X_syn, y_syn, X_train, y_train, X_test, rng=None, model='svm') -> float:
+    "Fraction of test rows on which `model` trained on the synthetic and on the real training rows predict the same label."
+    T, cols, _ = _test_part(X_test)
+    S, _, ys = _check_xy(X_syn, y_syn, 'X_syn', 'y_syn', d=T.shape[1], columns=cols)
+    A, _, ya = _check_xy(X_train, y_train, 'X_train', 'y_train', d=T.shape[1], columns=cols)
+    seed = int(as_rng(rng).integers(2**31 - 1))          # the same seed for both fits
+    return float(np.mean(_fit_predict(S, ys, T, model, seed) == _fit_predict(A, ya, T, model, seed)))

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from dpnotes.data import DATA_ENV, data_available, find_data_dir, list_datasets, load_dataset
-from dpnotes.evaluate import real_reference, train_test_split_df, tstr
+from dpnotes.evaluate import marginal_tvd, real_reference, svm_agreement_rate, svm_misclassification, train_test_split_df, tstr
 
 # name -> (rows, feature columns after one-hot, number of classes); numbers from PROVENANCE.md / UCI .names
 SHAPES = {
@@ -69,3 +69,26 @@ def test_tstr_bad_input_names_parameter():
         tstr(Xa, ya, bad, yb)
     with pytest.raises(ValueError, match='y_syn'):
         tstr(Xa, ya.iloc[:-2], Xb, yb)
+
+
+def test_marginal_tvd_extremes_and_no_mutation():
+    coin = np.r_[np.zeros(20), np.ones(20)]
+    corr, anti = np.c_[coin, coin], np.c_[coin, 1 - coin]
+    keep = corr.copy()
+    assert marginal_tvd(corr, corr, k=2) == 0.0
+    assert marginal_tvd(corr, anti, k=1) == pytest.approx(0.0, abs=1e-12)
+    assert marginal_tvd(corr, anti, k=2) == pytest.approx(1.0, abs=1e-12)      # disjoint support
+    assert marginal_tvd(np.arange(100.0)[:, None], np.zeros((10, 1)), k=1) == pytest.approx(0.8, abs=1e-12)
+    np.testing.assert_array_equal(corr, keep)
+    with pytest.raises(ValueError, match='max_marginals'):
+        marginal_tvd(corr, anti, max_marginals=0)
+
+
+def test_agreement_with_itself_and_misclassification():
+    g = np.random.default_rng(3)
+    X = g.normal(size=(200, 4)); y = (X[:, 0] > 0).astype(int)
+    assert svm_agreement_rate(X[:150], y[:150], X[:150], y[:150], X[150:], rng=0) == 1.0
+    err = svm_misclassification(X[:150], y[:150], X[150:], y[150:], rng=0)
+    assert err == pytest.approx(1 - tstr(X[:150], y[:150], X[150:], y[150:], model='svm', rng=0)['accuracy'], abs=1e-12)
+    with pytest.raises(ValueError, match='y_train'):
+        svm_misclassification(X[:150], y[:149], X[150:], y[150:])
