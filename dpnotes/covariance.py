@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, gaussian_sigma,
-                             as_matrix, laplace_mech)
+                             as_matrix, like_input, laplace_mech)
 
 # %% auto #0
 __all__ = ['gram_l2_sensitivity', 'sym_from_upper', 'symmetric_noise', 'analyze_gauss', 'normalize_rows', 'mean_l1_sensitivity',
@@ -90,16 +90,16 @@ def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 no
     return G
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #449cba53
-def normalize_rows(X, # (n, m) array
+def normalize_rows(X, # (n, m) data, array or DataFrame
                    row_norm: float = 1.0, # target norm r
-                  ) -> np.ndarray:
-    "Scale every row to L2 norm `row_norm` (zero rows stay zero). Returns a new array."
-    A, _ = as_matrix(X)
+                   name: str = 'X', # how errors refer to X
+                  ):
+    "Scale every row to L2 norm `row_norm` (zero rows stay zero); a new array, or a DataFrame if X was one."
+    A, meta = as_matrix(X, name=name)
     r = check_positive(row_norm, 'row_norm')
     nrm = np.linalg.norm(A, axis=1, keepdims=True)
-    with np.errstate(invalid='ignore', divide='ignore'):
-        out = np.where(nrm > 0, A * (r / nrm), 0.0)
-    return out
+    out = np.divide(A * r, nrm, out=np.zeros_like(A), where=nrm > 0)
+    return like_input(out, meta)
 
 def mean_l1_sensitivity(m: int, n: int, row_norm: float = 1.0) -> float:
     "Entrywise L1 sensitivity $2r\\sqrt m/n$ of the mean of n rows in R^m with norm <= r (replace one row)."

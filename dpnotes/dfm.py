@@ -10,10 +10,10 @@ import math
 import warnings
 
 # %% auto #0
-__all__ = ['SYNTHETIC_FAMILIES', 'haar_orthonormal', 'uniform_qr_orthonormal', 'dfm_threshold', 'check_dims', 'normalize_rows',
-           'dfm_preprocess', 'regularity_diagnostics', 'table1_conditions', 'project', 'GaussianityResult',
-           'energy_statistic', 'energy_test', 'mardia_test', 'synthetic_data', 'gaussianity_profile',
-           'gaussian_misfit_utility', 'dfm_panel_data']
+__all__ = ['SYNTHETIC_FAMILIES', 'haar_orthonormal', 'uniform_qr_orthonormal', 'dfm_threshold', 'check_dims', 'dfm_preprocess',
+           'regularity_diagnostics', 'table1_conditions', 'project', 'GaussianityResult', 'energy_statistic',
+           'energy_test', 'mardia_test', 'synthetic_data', 'gaussianity_profile', 'gaussian_misfit_utility',
+           'dfm_panel_data']
 
 # %% ../nbs/30_dfm_effect.ipynb #ee097513
 from functools import lru_cache
@@ -102,14 +102,9 @@ def check_dims(m:int, # ambient dimension
     return k
 
 # %% ../nbs/30_dfm_effect.ipynb #408336da
-def normalize_rows(X, # (n, m) data, array or DataFrame
-                   name:str='X',
-                  ):
-    "Divide every record by its Euclidean norm (zero records stay zero); returns a new array/DataFrame."
-    A, meta = as_matrix(X, name=name)
-    norms = np.linalg.norm(A, axis=1, keepdims=True)
-    A = np.divide(A, norms, out=np.zeros_like(A), where=norms > 0)
-    return like_input(A, meta)
+# Sample-wise normalisation is the same operation the covariance notebook uses; one implementation serves both.
+from .covariance import normalize_rows
+
 
 # %% ../nbs/30_dfm_effect.ipynb #08520f7e
 def dfm_preprocess(X, # (n, m) data, array or DataFrame

@@ -15,24 +15,14 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fract
                              gaussian_sigma, gaussian_delta, Budget)
 from .jl import gaussian_projection, theorem_a_sigma
 from .covariance import gram_l2_sensitivity, symmetric_noise
+from .gauss import top_eigvecs   # the leading eigenvectors of the noisy XᵀX (shared with PCA-Gauss)
 
 # %% auto #0
-__all__ = ['THEOREM_B_METHODS', 'top_eigvecs', 'reconstruction_operator', 'dprp_reconstruct', 'expected_error', 'theorem_b_sigma',
-           'k1_utility', 'select_k1', 'Preprocessor', 'DPRP', 'dprp_tstr', 'gauss_competitors', 'competitor_tstr',
+__all__ = ['THEOREM_B_METHODS', 'reconstruction_operator', 'dprp_reconstruct', 'expected_error', 'theorem_b_sigma', 'k1_utility',
+           'select_k1', 'Preprocessor', 'DPRP', 'dprp_tstr', 'gauss_competitors', 'competitor_tstr',
            'run_dprp_experiment', 'summarise']
 
 # %% ../nbs/40_dprp.ipynb #c8bbd2a8
-def top_eigvecs(C, # symmetric (d, d) matrix, e.g. the noisy second moment C'
-                k2:int, # number of leading eigenvectors
-               ) -> np.ndarray: # (d, k2) orthonormal columns, eigenvalues in decreasing order
-    "The `k2` eigenvectors of the symmetric matrix `C` with the largest eigenvalues (the right singular vectors of SVD(C) for PSD C)."
-    C = np.asarray(C, dtype=float)
-    if C.ndim != 2 or C.shape[0] != C.shape[1]: raise ValueError(f"C must be square, got shape {C.shape}")
-    k2 = check_int(k2, 'k2')
-    if k2 > C.shape[0]: raise ValueError(f"k2={k2} exceeds the dimension d={C.shape[0]}")
-    w, U = np.linalg.eigh((C + C.T) / 2)
-    return U[:, np.argsort(w)[::-1][:k2]]
-
 def reconstruction_operator(V, # (d, k2) orthonormal columns
                             R, # (d, k1) projection matrix
                            ) -> np.ndarray: # M = (V^T R)^+ V^T, shape (k1, d)

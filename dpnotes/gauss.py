@@ -119,9 +119,15 @@ def gaussian_sampler(mean, cov, n: int, rng=None) -> np.ndarray:
     return np.asarray(mean, float) + rng.standard_normal((n, len(w))) @ L.T
 
 # %% ../nbs/21_gaussian_release.ipynb #c3ee5a27
-def top_eigvecs(M, p: int) -> np.ndarray:
-    "Eigenvectors of the p largest eigenvalues of the symmetric part of M, as columns (m, p)."
-    w, V = np.linalg.eigh((np.asarray(M, float) + np.asarray(M, float).T) / 2)
+def top_eigvecs(M, # symmetric (m, m) matrix, e.g. a noisy second moment
+                p: int, # number of leading eigenvectors
+               ) -> np.ndarray: # (m, p) orthonormal columns, eigenvalues in decreasing order
+    "Eigenvectors of the `p` largest eigenvalues of the symmetric part of `M`, as columns (the right singular vectors of SVD(M) for PSD M)."
+    M = np.asarray(M, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]: raise ValueError(f"M must be a square matrix, got shape {M.shape}")
+    p = check_int(p, 'p')
+    if p > M.shape[0]: raise ValueError(f"p={p} exceeds the dimension {M.shape[0]} of M")
+    w, V = np.linalg.eigh((M + M.T) / 2)
     return V[:, np.argsort(w)[::-1][:p]]
 
 def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
