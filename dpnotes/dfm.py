@@ -240,6 +240,13 @@ def _mardia_stats(Y) -> tuple:
     return _mardia_from_whitened(Z)
 
 # %% ../nbs/30_dfm_effect.ipynb #aea078a3
+def _test_inputs(Y, n_null, alpha, max_n, rng):
+    "The argument checks and sample preparation both tests share: (sample, n_null, rng)."
+    n_null = check_int(n_null, 'n_null', minimum=19)
+    if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    rng = as_rng(rng)
+    return _prepare(Y, 'Y', max_n, rng), n_null, rng
+
 def _prepare(Y, name, max_n, rng):
     A, _ = as_matrix(Y, name=name)
     n, p = A.shape
@@ -307,10 +314,7 @@ def energy_test(Y, # (n, p) projected sample
                 rng=None, # None | int | Generator (subsampling, fresh null)
                ) -> GaussianityResult:
     "Energy test of (isotropic) normality with a Monte Carlo null; `distance` is $\\hat{\\mathcal E}_n$."
-    n_null = check_int(n_null, 'n_null', minimum=19)
-    if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    rng = as_rng(rng)
-    A = _prepare(Y, 'Y', max_n, rng)
+    A, n_null, rng = _test_inputs(Y, n_null, alpha, max_n, rng)
     n, p = A.shape
     t = energy_statistic(A, standardize)
     null = _get_null('energy', n, p, n_null, standardize, null_seed, rng)[:, 0]
@@ -324,10 +328,7 @@ def mardia_test(Y, # (n, p) projected sample
                 rng=None, # None | int | Generator
                ) -> GaussianityResult:
     "Mardia skewness+kurtosis test of $N(\\mu,\\Sigma)$ with an exact Monte Carlo null, combined by Bonferroni."
-    n_null = check_int(n_null, 'n_null', minimum=19)
-    if not 0 < alpha < 1: raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    rng = as_rng(rng)
-    A = _prepare(Y, 'Y', max_n, rng)
+    A, n_null, rng = _test_inputs(Y, n_null, alpha, max_n, rng)
     n, p = A.shape
     b1, b2 = _mardia_stats(A)
     null = _get_null('mardia', n, p, n_null, 'whiten', null_seed, rng)

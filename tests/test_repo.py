@@ -62,21 +62,23 @@ def _run(cmd, cwd) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600)
 
 
+def _leaves_no_diff(repo, tool, folder, pattern):
+    "Run an nbdev `tool` in `repo` and return the files under `folder` it changed."
+    before = _snapshot(repo / folder, pattern)
+    r = _run([_tool(tool)], repo)
+    assert r.returncode == 0, f'{tool} failed:\n{r.stdout}\n{r.stderr}'
+    return _diff(before, _snapshot(repo / folder, pattern))
+
+
 def test_notebooks_are_clean(repo_copy):
     "`nbdev-clean` leaves no diff: notebooks carry no outputs, execution counts or stray metadata."
-    before = _snapshot(repo_copy / 'nbs', '*.ipynb')
-    r = _run([_tool('nbdev-clean')], repo_copy)
-    assert r.returncode == 0, f'nbdev-clean failed:\n{r.stdout}\n{r.stderr}'
-    diff = _diff(before, _snapshot(repo_copy / 'nbs', '*.ipynb'))
+    diff = _leaves_no_diff(repo_copy, 'nbdev-clean', 'nbs', '*.ipynb')
     assert not diff, 'nbdev-clean changes notebooks; run `nbdev-clean` and commit:\n' + '\n'.join(diff)
 
 
 def test_library_is_exported(repo_copy):
     "`nbdev-export` leaves no diff in dpnotes/: the modules are what the notebooks export."
-    before = _snapshot(repo_copy / 'dpnotes', '*.py')
-    r = _run([_tool('nbdev-export')], repo_copy)
-    assert r.returncode == 0, f'nbdev-export failed:\n{r.stdout}\n{r.stderr}'
-    diff = _diff(before, _snapshot(repo_copy / 'dpnotes', '*.py'))
+    diff = _leaves_no_diff(repo_copy, 'nbdev-export', 'dpnotes', '*.py')
     assert not diff, 'dpnotes/ differs from the notebooks; run `nbdev-export` and commit:\n' + '\n'.join(diff)
 
 
