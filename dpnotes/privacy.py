@@ -16,10 +16,11 @@ import pandas as pd
 from scipy import optimize, special
 
 # %% auto #0
-__all__ = ['as_rng', 'check_epsilon', 'check_delta', 'check_positive', 'check_int', 'check_fractions', 'InputMeta', 'as_matrix',
-           'like_input', 'replace_one', 'remove_one', 'add_one', 'distance', 'laplace_scale', 'laplace_mech',
-           'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic', 'gaussian_sigma_dprp',
-           'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget']
+__all__ = ['SAMPLERS', 'as_rng', 'check_epsilon', 'check_delta', 'check_positive', 'check_int', 'check_fractions', 'InputMeta',
+           'as_matrix', 'like_input', 'replace_one', 'remove_one', 'add_one', 'distance', 'check_sampler',
+           'laplace_noise', 'gaussian_noise', 'laplace_scale', 'laplace_mech', 'gaussian_delta',
+           'gaussian_sigma_analytic', 'gaussian_sigma_classic', 'gaussian_sigma_dprp', 'gaussian_sigma',
+           'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -144,16 +145,38 @@ def distance(a, b, norm='l1') -> float:
     raise ValueError(f"norm must be 'l1' or 'l2', got {norm!r}")
 
 # %% ../nbs/00_privacy.ipynb #924d1616
+def _numpy_laplace(scale, size, rng): return rng.laplace(0.0, scale, size=size)
+def _numpy_gaussian(sigma, size, rng): return rng.normal(0.0, sigma, size=size)
+
+# name -> (Laplace sampler, Gaussian sampler); each takes (scale or sigma, size, Generator) and returns float64 noise.
+SAMPLERS = {'numpy': (_numpy_laplace, _numpy_gaussian)}
+
+def check_sampler(sampler) -> str:
+    "Validate a noise-sampler name (one of `SAMPLERS`) and return it."
+    if not isinstance(sampler, str) or sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {sorted(SAMPLERS)}, got {sampler!r}")
+    return sampler
+
+def laplace_noise(scale:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
+    "I.i.d. Laplace(0, `scale`) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`)."
+    b = check_positive(scale, 'scale')
+    return np.asarray(SAMPLERS[check_sampler(sampler)][0](b, size, as_rng(rng)), dtype=float)
+
+def gaussian_noise(sigma:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
+    "I.i.d. N(0, `sigma`²) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`)."
+    s = check_positive(sigma, 'sigma')
+    return np.asarray(SAMPLERS[check_sampler(sampler)][1](s, size, as_rng(rng)), dtype=float)
+
 def laplace_scale(sensitivity:float, epsilon:float) -> float:
     "The Laplace scale $b = \\Delta_1/\\varepsilon$ that makes the Laplace mechanism $\\varepsilon$-DP."
     return check_positive(sensitivity, 'sensitivity') / check_epsilon(epsilon)
 
-def laplace_mech(value, sensitivity:float, epsilon:float, rng=None) -> np.ndarray:
+def laplace_mech(value, sensitivity:float, epsilon:float, rng=None, sampler:str='numpy') -> np.ndarray:
     "Release `value` (scalar, vector or matrix) plus i.i.d. Laplace($\\Delta_1/\\varepsilon$) noise on every entry."
     b = laplace_scale(sensitivity, epsilon)
     v = np.array(value, dtype=float, copy=True)
     if not np.all(np.isfinite(v)): raise ValueError("value contains NaN or infinite entries")
-    return v + as_rng(rng).laplace(0.0, b, size=v.shape)
+    return v + laplace_noise(b, v.shape, rng, sampler)
 
 # %% ../nbs/00_privacy.ipynb #97e8e103
 def gaussian_delta(sigma:float, sensitivity:float, epsilon:float) -> float:
@@ -196,12 +219,12 @@ def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='an
     if method not in _SIGMA: raise ValueError(f"method must be one of {sorted(_SIGMA)}, got {method!r}")
     return _SIGMA[method](sensitivity, epsilon, delta, **kwargs)
 
-def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic') -> np.ndarray:
+def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic', sampler:str='numpy') -> np.ndarray:
     "Release `value` plus i.i.d. $N(0,\\sigma^2)$ noise on every entry, $\\sigma$ = `gaussian_sigma(Δ₂, ε, δ, method)`."
     sigma = gaussian_sigma(sensitivity, epsilon, delta, method)
     v = np.array(value, dtype=float, copy=True)
     if not np.all(np.isfinite(v)): raise ValueError("value contains NaN or infinite entries")
-    return v + as_rng(rng).normal(0.0, sigma, size=v.shape)
+    return v + gaussian_noise(sigma, v.shape, rng, sampler)
 
 def gaussian_epsilon(sigma:float, sensitivity:float, delta:float) -> float:
     "The smallest $\\varepsilon$ for which noise `sigma` gives $(\\varepsilon,\\delta)$-DP (inverse of `gaussian_delta` in $\\varepsilon$)."
