@@ -13,21 +13,27 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['DATA_ENV', 'Dataset', 'find_data_dir', 'list_datasets', 'clean_features', 'load_dataset', 'data_available']
+__all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'DATA_ENV', 'Dataset', 'Column', 'Schema', 'draft_schema',
+           'find_data_dir', 'list_datasets', 'clean_features', 'load_dataset', 'data_available']
 
 # %% ../nbs/02_data.ipynb #2d522e01
 @dataclass(repr=False)
 class Dataset:
     "A loaded dataset: numeric features `X`, integer label `y`, and where they came from."
-    X: pd.DataFrame  # numeric features, one-hot encoded, no missing values
+    X: pd.DataFrame  # numeric features, one-hot encoded (NaN left as read by `read_table` unless imputed)
     y: pd.Series  # label (integer codes)
-    name: str  # registry name, e.g. 'wdbc'
+    name: str  # registry name, e.g. 'wdbc', or the name given to `read_table`
     task: str = 'binary'  # 'binary', 'multiclass' or 'regression'
     source: str = ''  # provenance and preprocessing, one paragraph
     categorical: tuple = ()  # names of the original columns that were one-hot encoded
     label_names: dict = field(default_factory=dict)  # label code -> meaning
+    raw: pd.DataFrame | None = None  # the table as read: original names and dtypes, missing as NaN, label excluded
+    label_name: str | None = None  # name of the label column in the original table
+    label_values: list | None = None  # code i <-> original label value label_values[i]
+    schema: 'Schema | None' = None  # public description of the columns (see `Schema`)
 
     @property
     def n(self) -> int:
@@ -44,15 +50,236 @@ class Dataset:
         "Sorted label values present in `y`."
         return np.unique(self.y.to_numpy())
 
+    def decode_labels(self, codes) -> np.ndarray:
+        "Original label values of integer `codes` (the codes themselves when `label_values` is None)."
+        c = np.asarray(codes)
+        if self.label_values is None: return c
+        lv = np.asarray(self.label_values, dtype=object)
+        ok = (c >= 0) & (c < len(lv)) if c.dtype.kind in 'iu' else np.zeros(c.shape, bool)
+        if not ok.all(): raise ValueError(f"codes must be integers 0..{len(lv) - 1}")
+        return lv[c]
+
     def copy(self) -> 'Dataset':
         "A deep copy (new DataFrame/Series)."
+        import copy as _copy
         return Dataset(self.X.copy(), self.y.copy(), self.name, self.task, self.source,
-                       tuple(self.categorical), dict(self.label_names))
+                       tuple(self.categorical), dict(self.label_names),
+                       None if self.raw is None else self.raw.copy(), self.label_name,
+                       None if self.label_values is None else list(self.label_values), _copy.deepcopy(self.schema))
 
     def __repr__(self):
         counts = ', '.join(f'{k}: {v}' for k, v in self.y.value_counts().sort_index().items()) \
             if self.task != 'regression' else 'continuous'
         return f"Dataset({self.name!r}, n={self.n}, d={self.d}, task={self.task!r}, y=[{counts}])"
+
+# %% ../nbs/02_data.ipynb #704c433f
+COLUMN_KINDS = ('numeric', 'integer', 'categorical')
+SCHEMA_VERSION = 1
+DRAFTED_NOTE = ("values marked drafted were taken from the data: they are not private; "
+                "review them before a release")
+
+@dataclass
+class Column:
+    "Public description of one column: its kind, bounds (numeric/integer) or categories (categorical)."
+    kind: str  # 'numeric' | 'integer' | 'categorical'
+    lower: float | None = None  # public lower bound (numeric/integer)
+    upper: float | None = None  # public upper bound (numeric/integer)
+    categories: list | None = None  # public values of a categorical column, in encoding order
+    drafted: bool = False  # True if taken from the data (not private: review before release)
+
+    def __post_init__(self):
+        if self.kind not in COLUMN_KINDS:
+            raise ValueError(f"kind must be one of {COLUMN_KINDS}, got {self.kind!r}")
+        if self.kind == 'categorical':
+            if self.lower is not None or self.upper is not None:
+                raise ValueError("a categorical column has no lower/upper bounds; list its categories instead")
+            if self.categories is None:
+                raise ValueError("a categorical column needs categories=[...] (the public list of its values)")
+            self.categories = list(self.categories)
+            if len(set(map(_cat_key, self.categories))) != len(self.categories):
+                raise ValueError("categories must not contain duplicates")
+        else:
+            if self.categories is not None:
+                raise ValueError(f"a {self.kind} column has no categories; use kind='categorical'")
+            for nm in ('lower', 'upper'):
+                v = getattr(self, nm)
+                if v is None: continue
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                        or not np.isfinite(v):
+                    raise ValueError(f"{nm} must be a finite number or None, got {v!r}")
+                setattr(self, nm, int(v) if isinstance(v, (int, np.integer)) else float(v))
+            if self.lower is not None and self.upper is not None and self.lower > self.upper:
+                raise ValueError(f"lower={self.lower} exceeds upper={self.upper}")
+        self.drafted = bool(self.drafted)
+
+    def to_dict(self) -> dict:
+        "The JSON form: only the fields that apply to this kind."
+        d = {'kind': self.kind}
+        if self.kind == 'categorical': d['categories'] = [_json_value(c) for c in self.categories]
+        else:
+            if self.lower is not None: d['lower'] = self.lower
+            if self.upper is not None: d['upper'] = self.upper
+        d['drafted'] = self.drafted
+        return d
+
+def _cat_key(v):
+    "Hashable key of a category value (numpy scalars compare as their Python values)."
+    return v.item() if isinstance(v, np.generic) else v
+
+def _json_value(v):
+    "A category value as JSON can hold it."
+    v = _cat_key(v)
+    if isinstance(v, float) and v.is_integer(): return int(v)
+    return v
+
+# %% ../nbs/02_data.ipynb #b2cc3fa5
+@dataclass
+class Schema:
+    "Public schema of a table: one `Column` per column (table order, label included) and the label's name."
+    columns: dict  # name -> Column, in table order; includes the label column
+    label: str | None = None  # name of the label column (must be 'categorical')
+
+    def __post_init__(self):
+        if not isinstance(self.columns, dict) or not self.columns:
+            raise ValueError("columns must be a non-empty dict {name: Column}")
+        cols = {}
+        for k, v in self.columns.items():
+            if isinstance(v, dict): v = Column(**v)
+            if not isinstance(v, Column): raise TypeError(f"columns[{k!r}] must be a Column, got {type(v).__name__}")
+            cols[str(k)] = v
+        self.columns = cols
+        if self.label is not None:
+            if self.label not in self.columns:
+                raise ValueError(f"label={self.label!r} is not a column of the schema")
+            if self.columns[self.label].kind != 'categorical':
+                raise ValueError(f"the label column {self.label!r} must be 'categorical' (list its values)")
+
+    def drafted_fields(self) -> list[str]:
+        "Names of the columns whose description was taken from the data (review them before a release)."
+        return [k for k, c in self.columns.items() if c.drafted]
+
+    def to_dict(self) -> dict:
+        "The JSON form (`dpnotes_schema` version, label, columns; a note when something is drafted)."
+        d = {'dpnotes_schema': SCHEMA_VERSION, 'label': self.label,
+             'columns': {k: c.to_dict() for k, c in self.columns.items()}}
+        if self.drafted_fields(): d['note'] = DRAFTED_NOTE
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> 'Schema':
+        "Inverse of `to_dict`."
+        if not isinstance(d, dict) or d.get('dpnotes_schema') != SCHEMA_VERSION:
+            raise ValueError(f"not a dpnotes schema (expected the key 'dpnotes_schema': {SCHEMA_VERSION})")
+        unknown = set(d) - {'dpnotes_schema', 'label', 'columns', 'note'}
+        if unknown: raise ValueError(f"unknown schema keys: {sorted(unknown)}")
+        return cls({k: Column(**v) for k, v in d['columns'].items()}, d.get('label'))
+
+    def to_json(self, path=None) -> str:
+        "JSON text of the schema; written to `path` too when given."
+        import json
+        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + '\n'
+        if path is not None: Path(path).write_text(text, encoding='utf-8')
+        return text
+
+    @classmethod
+    def from_json(cls, path_or_text) -> 'Schema':
+        "Read a schema from a JSON file or from JSON text."
+        import json
+        if isinstance(path_or_text, str) and path_or_text.lstrip().startswith('{'): text = path_or_text
+        else: text = Path(path_or_text).read_text(encoding='utf-8')
+        return cls.from_dict(json.loads(text))
+
+    def __repr__(self):
+        parts = []
+        for k, c in self.columns.items():
+            s = (f"{len(c.categories)} categories" if c.kind == 'categorical' else f"[{c.lower}, {c.upper}]")
+            parts.append(f"  {k!r}: {c.kind} {s}{' (drafted)' if c.drafted else ''}{' <- label' if k == self.label else ''}")
+        head = f"Schema({len(self.columns)} columns, label={self.label!r})"
+        warn = f"\n  note: {DRAFTED_NOTE}" if self.drafted_fields() else ''
+        return head + warn + '\n' + '\n'.join(parts)
+
+# %% ../nbs/02_data.ipynb #b0803844
+def _integral(v: np.ndarray) -> np.ndarray:
+    "Elementwise: finite and a whole number."
+    return np.isfinite(v) & (np.floor(v) == v)
+
+@patch
+def validate(self: Schema, df: pd.DataFrame) -> None:
+    "Check `df` against the schema: same columns, right kinds, values inside bounds/categories (ValueError naming the column)."
+    if not isinstance(df, pd.DataFrame): raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    names = [str(c) for c in df.columns]
+    dup = sorted({c for c in names if names.count(c) > 1})
+    if dup: raise ValueError(f"duplicated column names: {dup}")
+    missing = [c for c in self.columns if c not in names]
+    if missing: raise ValueError(f"columns missing from the table: {missing}")
+    extra = [c for c in names if c not in self.columns]
+    if extra: raise ValueError(f"columns not in the schema: {extra} (add them to the schema or drop them)")
+    for (name, col), orig in zip(((c, self.columns[c]) for c in self.columns), [df.columns[names.index(c)] for c in self.columns]):
+        s = df[orig]
+        obs = s[s.notna()]
+        if col.kind == 'categorical':
+            allowed = {_cat_key(c) for c in col.categories}
+            bad = int(sum(_cat_key(v) not in allowed for v in obs))
+            if bad: raise ValueError(f"column {name!r}: {bad} value(s) outside its {len(allowed)} declared categories")
+            continue
+        if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
+            raise ValueError(f"column {name!r} is declared {col.kind} but holds non-numeric values "
+                             f"(dtype {s.dtype}); read it with missing=... for markers, or declare it categorical")
+        v = obs.to_numpy(dtype=float)
+        nonfinite = int((~np.isfinite(v)).sum())
+        if nonfinite: raise ValueError(f"column {name!r}: {nonfinite} non-finite value(s) (inf)")
+        if col.kind == 'integer':
+            frac = int((~_integral(v)).sum())
+            if frac: raise ValueError(f"column {name!r} is declared integer but has {frac} non-integer value(s)")
+        below = int((v < col.lower).sum()) if col.lower is not None else 0
+        above = int((v > col.upper).sum()) if col.upper is not None else 0
+        if below or above:
+            raise ValueError(f"column {name!r}: {below} value(s) below lower={col.lower} and {above} above "
+                             f"upper={col.upper}")
+
+# %% ../nbs/02_data.ipynb #f034b8db
+def _sorted_categories(values) -> list:
+    "Distinct non-missing values, sorted (by value when comparable, else by text), as plain Python values."
+    vals = list(dict.fromkeys(_cat_key(v) for v in values))
+    try: return sorted(vals)
+    except TypeError: return sorted(vals, key=lambda v: (type(v).__name__, str(v)))
+
+def _draft_column(s: pd.Series, categorical: bool) -> Column:
+    "Drafted description of one column, read from its observed values."
+    obs = s[s.notna()]
+    if categorical or pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
+        return Column('categorical', categories=_sorted_categories(obs), drafted=True)
+    v = obs.to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    kind = 'integer' if len(v) and _integral(v).all() else 'numeric'
+    if not len(v): return Column(kind, drafted=True)
+    lo, hi = float(v.min()), float(v.max())
+    if kind == 'integer': lo, hi = int(lo), int(hi)
+    return Column(kind, lo, hi, drafted=True)
+
+def draft_schema(table, # a DataFrame, or a `Dataset` (its `raw` table and label)
+                 label: str | None = None, # label column (forced categorical)
+                 categorical=None, # columns to treat as categorical, besides non-numeric ones
+                ) -> Schema:
+    """Draft a `Schema` from the data. Every drafted value was taken from the data: it is not private; review the
+    bounds and categories against public documentation before a release (the JSON note and the repr repeat this)."""
+    if hasattr(table, 'X') and hasattr(table, 'y'):
+        ds = table
+        df = (ds.raw if getattr(ds, 'raw', None) is not None else ds.X).copy()
+        lab = getattr(ds, 'label_name', None) or (ds.y.name if ds.y.name is not None else 'label')
+        if label is not None and label != lab: raise ValueError(f"label={label!r} but the Dataset's label is {lab!r}")
+        df[lab] = ds.decode_labels(ds.y) if hasattr(ds, 'decode_labels') else ds.y.to_numpy()
+        label = lab
+    elif isinstance(table, pd.DataFrame): df = table
+    else: raise TypeError(f"table must be a pandas DataFrame or a Dataset, got {type(table).__name__}")
+    names = [str(c) for c in df.columns]
+    dup = sorted({c for c in names if names.count(c) > 1})
+    if dup: raise ValueError(f"duplicated column names: {dup}; rename them first")
+    cat = [] if categorical is None else ([categorical] if isinstance(categorical, str) else list(categorical))
+    unknown = [c for c in cat + ([label] if label is not None else []) if c not in names]
+    if unknown: raise ValueError(f"columns not in the table: {unknown}")
+    cols = {n: _draft_column(df[c], n in cat or n == label) for n, c in zip(names, df.columns)}
+    return Schema(cols, label)
 
 # %% ../nbs/02_data.ipynb #fa3b2e0f
 DATA_ENV = 'DPNOTES_DATA'
