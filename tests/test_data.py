@@ -2,6 +2,7 @@
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -243,7 +244,12 @@ def test_wheel_ships_the_tables(tmp_path):
     t0 = time.perf_counter()
     env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', DATA_ENV, CACHE_ENV)}
     env['PIP_DISABLE_PIP_VERSION_CHECK'] = '1'
-    r = subprocess.run([sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', str(ROOT), '-w', str(tmp_path / 'dist')],
+    # build from a copy of the files the wheel is made of, so that setuptools' build/ and egg-info stay out of the clone
+    src = tmp_path / 'src'
+    src.mkdir()
+    for f in ('pyproject.toml', 'README.md'): shutil.copy2(ROOT / f, src / f)
+    shutil.copytree(ROOT / 'dpnotes', src / 'dpnotes', ignore=shutil.ignore_patterns('__pycache__', '*.pyc'))
+    r = subprocess.run([sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-q', str(src), '-w', str(tmp_path / 'dist')],
                        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     whl, = (tmp_path / 'dist').glob('dpnotes-*.whl')
