@@ -69,8 +69,8 @@ class Dataset:
                        None if self.label_values is None else list(self.label_values), _copy.deepcopy(self.schema))
 
     def __repr__(self):
-        counts = ', '.join(f'{k}: {v}' for k, v in self.y.value_counts().sort_index().items()) \
-            if self.task != 'regression' else 'continuous'
+        counts = ('none' if self.task == 'unlabelled' else 'continuous' if self.task == 'regression' else
+                  ', '.join(f'{k}: {v}' for k, v in self.y.value_counts().sort_index().items()))
         return f"Dataset({self.name!r}, n={self.n}, d={self.d}, task={self.task!r}, y=[{counts}])"
 
 # %% ../nbs/02_data.ipynb #704c433f
