@@ -241,7 +241,7 @@ def validate(self: Schema, df: pd.DataFrame) -> None:
 # %% ../nbs/02_data.ipynb #f034b8db
 def _sorted_categories(values) -> list:
     "Distinct non-missing values, sorted (by value when comparable, else by text), as plain Python values."
-    vals = list(dict.fromkeys(_cat_key(v) for v in values))
+    vals = list(dict.fromkeys(_cat_key(v) for v in pd.unique(pd.Series(values, dtype=object))))
     try: return sorted(vals)
     except TypeError: return sorted(vals, key=lambda v: (type(v).__name__, str(v)))
 
@@ -533,16 +533,17 @@ def dataset_info(name: str) -> dict:
 # %% ../nbs/02_data.ipynb #0353a635
 def _non_number_tokens(s: pd.Series) -> list:
     "Distinct stripped values of `s` that do not parse as numbers (missing values ignored)."
-    obs = s[s.notna()].astype(str).str.strip()
-    num = pd.to_numeric(obs, errors='coerce')
-    return list(dict.fromkeys(obs[num.isna()].tolist()))
+    u = pd.Series(pd.unique(s[s.notna()].astype(object))).astype(str).str.strip()   # distinct values only: fast
+    num = pd.to_numeric(u, errors='coerce')
+    return list(dict.fromkeys(u[num.isna()].tolist()))
 
 def _marker_columns(df: pd.DataFrame, cols: list) -> dict:
     "Columns among `cols` that are numbers apart from at most 3 marker-like tokens ('?', '-', 'NA', 'n/a', ...): {column: tokens}."
     out = {}
     for c in cols:
         toks = _non_number_tokens(df[c])
-        n_num = int(pd.to_numeric(df[c][df[c].notna()].astype(str).str.strip(), errors='coerce').notna().sum())
+        u = pd.Series(pd.unique(df[c][df[c].notna()].astype(object))).astype(str).str.strip()
+        n_num = int(pd.to_numeric(u, errors='coerce').notna().sum())
         if n_num and 0 < len(toks) <= 3 and all((len(t) <= 4 and not t.isalpha()) or
                                                 t.upper() in ('NA', 'NAN', 'N/A', 'NULL', 'NONE', 'MISSING') for t in toks):
             out[c] = toks
@@ -579,11 +580,16 @@ def clean_features(raw: pd.DataFrame, categorical=(), name: str = 'X', impute: s
     blocks = []
     for c in df.columns:
         if c in categorical:
-            col = df[c].astype('string').str.strip()
-            levels = sorted(col.dropna().unique())
-            dummies = pd.DataFrame({f'{c}={lv}': (col == lv).astype(float) for lv in levels}, index=df.index)
-            dummies.loc[col.isna().to_numpy(), :] = np.nan
-            blocks.append(dummies)
+            s = df[c].astype(object)
+            miss = s.isna().to_numpy()
+            text = {v: str(v).strip() for v in pd.unique(s[~miss])}        # each distinct value stripped once
+            levels = sorted(set(text.values()))
+            pos = {lv: i for i, lv in enumerate(levels)}
+            codes = np.array([pos[text[v]] for v in s[~miss]], dtype=np.int64)
+            M = np.full((len(s), len(levels)), np.nan)
+            M[~miss] = 0.0
+            M[np.flatnonzero(~miss), codes] = 1.0
+            blocks.append(pd.DataFrame(M, columns=[f'{c}={lv}' for lv in levels], index=df.index))
         else:
             blocks.append(df[[c]].astype(float))
     out = pd.concat(blocks, axis=1) if blocks else pd.DataFrame(index=df.index)
@@ -762,11 +768,12 @@ def _apply_missing(df: pd.DataFrame, missing) -> pd.DataFrame:
         s = df[c]
         if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s): out[c] = s; continue
         s = s.astype(object).where(s.notna(), None)
-        st = s.map(lambda v: v.strip() if isinstance(v, str) else v)
+        strip = {v: (v.strip() if isinstance(v, str) else v) for v in pd.unique(s[s.notna()])}
+        st = s.map(strip)
         st = st.where(~st.isin(list(missing)), None)
         obs = st[st.notna()]
-        num = pd.to_numeric(obs, errors='coerce') if len(obs) else obs
-        if len(obs) and num.notna().all():
+        u = pd.Series(pd.unique(obs), dtype=object)
+        if len(obs) and pd.to_numeric(u, errors='coerce').notna().all():
             v = pd.to_numeric(st, errors='coerce')
             out[c] = v.astype('int64') if v.notna().all() and _integral(v.to_numpy(float)).all() else v.astype(float)
         elif len(obs) == 0 and len(st): out[c] = pd.Series(np.nan, index=df.index, dtype=float)
