@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, gaussian_sigma,
-                             as_matrix, like_input, laplace_mech)
+                             as_matrix, like_input, laplace_mech, laplace_noise, gaussian_noise)
 
 # %% auto #0
 __all__ = ['PANEL_PAIRS', 'gram_l2_sensitivity', 'sym_from_upper', 'symmetric_noise', 'analyze_gauss', 'normalize_rows',
@@ -52,12 +52,15 @@ def sym_from_upper(values, p: int) -> np.ndarray:
     M[iu] = values
     return M + np.triu(M, 1).T
 
-def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian') -> np.ndarray:
-    "Symmetric noise matrix: i.i.d. entries on and above the diagonal (N(0, sigma^2) or Laplace(sigma)), mirrored."
+def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', sampler: str = 'numpy') -> np.ndarray:
+    """Symmetric noise matrix: i.i.d. entries on and above the diagonal (N(0, sigma^2) or Laplace(sigma)), mirrored.
+
+    Drawn through `dpnotes.privacy.gaussian_noise` / `laplace_noise` with the named `sampler`; for `rng`,
+    a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
     rng = as_rng(rng)
     m = p * (p + 1) // 2
-    if kind == 'gaussian': v = rng.normal(0.0, sigma, m)
-    elif kind == 'laplace': v = rng.laplace(0.0, sigma, m)
+    if kind == 'gaussian': v = gaussian_noise(sigma, m, rng, sampler)
+    elif kind == 'laplace': v = laplace_noise(sigma, m, rng, sampler)
     else: raise ValueError(f"kind must be 'gaussian' or 'laplace', got {kind!r}")
     return sym_from_upper(v, p)
 
@@ -66,10 +69,11 @@ def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 no
                   epsilon: float, # privacy parameter epsilon > 0
                   delta: float, # privacy parameter delta in (0, 1)
                   row_norm: float = 1.0, # public bound r on the row norms
-                  rng=None, # None | int | Generator
+                  rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
                   neighbour: str = 'replace', # 'replace' (Delta_2 = sqrt(2) r^2) or 'add_remove' (Delta_2 = r^2)
                   method: str = 'analytic', # Gaussian calibration, see `dpnotes.privacy.gaussian_sigma`
                   clip: bool = False, # rescale rows with norm > row_norm instead of raising
+                  sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                  ):
     """(epsilon, delta)-DP symmetric release of the Gram matrix $X^\\top X$ (Analyze Gauss, Dwork et al. 2014).
 
@@ -78,7 +82,10 @@ def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 no
     With neighbour='add_remove' (one row added or removed) the sensitivity is row_norm^2.
     Gaussian noise is drawn for the p(p+1)/2 upper-triangle entries and mirrored: the result is symmetric,
     unbiased for X^T X (not PSD in general; see `psd_project`). Returns a (p, p) array, or a DataFrame with the
-    caller's columns as index and columns when X is a DataFrame."""
+    caller's columns as index and columns when X is a DataFrame. For `rng`, a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default).
+
+    A row longer than row_norm is refused (clip=False): that is a check of the declared data domain, a public input,
+    not a data-dependent leak; pass clip=True to map such rows into the domain instead."""
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     r = check_positive(row_norm, 'row_norm')
@@ -86,7 +93,7 @@ def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 no
     A = _check_rows(A, r, clip)
     p = A.shape[1]
     sigma = gaussian_sigma(gram_l2_sensitivity(r, neighbour), epsilon, delta, method=method)
-    G = A.T @ A + symmetric_noise(p, sigma, as_rng(rng))
+    G = A.T @ A + symmetric_noise(p, sigma, as_rng(rng), sampler=sampler)
     if isinstance(X, pd.DataFrame):
         return pd.DataFrame(G, index=X.columns, columns=X.columns)
     return G
@@ -109,12 +116,18 @@ def mean_l1_sensitivity(m: int, n: int, row_norm: float = 1.0) -> float:
     return 2.0 * check_positive(row_norm, 'row_norm') * np.sqrt(m) / n
 
 def dp_mean(X, # rows with norm <= row_norm
-            epsilon: float, row_norm: float = 1.0, rng=None) -> np.ndarray:
-    "epsilon-DP mean of rows with norm <= row_norm (Laplace mechanism, RON-Gauss Lemma 2). Raises if a row is too long."
+            epsilon: float, row_norm: float = 1.0,
+            rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
+            sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+           ) -> np.ndarray:
+    """epsilon-DP mean of rows with norm <= row_norm (Laplace mechanism, RON-Gauss Lemma 2).
+
+    A row longer than row_norm is refused: a check of the declared domain (a public input), not a data-dependent leak.
+    For `rng`, a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
     A, _ = as_matrix(X)
     A = _check_rows(A, check_positive(row_norm, 'row_norm'), False)
     n, m = A.shape
-    return laplace_mech(A.mean(0), mean_l1_sensitivity(m, n, row_norm), check_epsilon(epsilon), rng=rng)
+    return laplace_mech(A.mean(0), mean_l1_sensitivity(m, n, row_norm), check_epsilon(epsilon), rng=rng, sampler=sampler)
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #f8624f69
 def cov_l1_sensitivity(p: int, # dimension of the rows
@@ -270,13 +283,17 @@ def psd_project(A, floor: float = 0.0) -> np.ndarray:
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #15a92330
 def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
-                epsilon: float, row_norm: float = 1.0, rng=None,
+                epsilon: float, row_norm: float = 1.0,
+                rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
                 release: str = 'upper', # 'upper' (noise on the upper triangle, mirrored) or 'full' (all p^2 entries, then averaged)
                 psd: bool = False, # project the result onto the PSD cone (post-processing)
                 published: bool = False, # RON-Gauss Lemma 4 calibration on all p^2 entries, not symmetrised (NOT DP for p >= 3)
-                clip: bool = False, # rescale over-long rows instead of raising
+                clip: bool = False, # rescale over-long rows instead of raising (a domain check on a public bound)
+                sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                ) -> np.ndarray:
-    "epsilon-DP release of $\\frac1n X^\\top X$ by the Laplace mechanism (replace-one neighbours, n public)."
+    """epsilon-DP release of $\\frac1n X^\\top X$ by the Laplace mechanism (replace-one neighbours, n public).
+
+    For `rng`, a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
     epsilon = check_epsilon(epsilon); r = check_positive(row_norm, 'row_norm'); rng = as_rng(rng)
     if release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {release!r}")
     A, _ = as_matrix(X)
@@ -284,11 +301,11 @@ def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
     n, p = A.shape
     S = A.T @ A / n
     if published:
-        return S + rng.laplace(0.0, cov_l1_sensitivity(p, n, r, published=True) / epsilon, (p, p))
+        return S + laplace_noise(cov_l1_sensitivity(p, n, r, published=True) / epsilon, (p, p), rng, sampler)
     if release == 'upper':
-        out = S + symmetric_noise(p, cov_upper_l1_sensitivity(p, n, r) / epsilon, rng, kind='laplace')
+        out = S + symmetric_noise(p, cov_upper_l1_sensitivity(p, n, r) / epsilon, rng, kind='laplace', sampler=sampler)
     else:
-        Z = rng.laplace(0.0, cov_l1_sensitivity(p, n, r) / epsilon, (p, p))
+        Z = laplace_noise(cov_l1_sensitivity(p, n, r) / epsilon, (p, p), rng, sampler)
         out = S + (Z + Z.T) / 2
     return psd_project(out) if psd else out
 
@@ -329,12 +346,12 @@ def cov_panel(p: int, # dimension, 1..12 is comfortable
               pair: str = 'construction', # one of PANEL_PAIRS
               seed: int = 0, # seed of the search / the random pair (teaching only: nothing here is a release)
              ) -> tuple:
-    "(one-row table, D) for the widget: bound, published value, exact value, and the chosen pair's $\\lVert xx^\\top-yy^\\top\\rVert_1$."
+    "(one-row table, D) for the widget: the bound, the published value, the exact value, the search's best and gap, and the chosen pair's $\\lVert xx^\\top-yy^\\top\\rVert_1$."
     p = check_int(p, 'p')
     if pair not in PANEL_PAIRS: raise ValueError(f"pair must be one of {PANEL_PAIRS}, got {pair!r}")
     if pair == 'construction': x, y = cov_l1_witness(p)
     elif pair == 'search':
-        r = search_pair_l1(p, n_starts=10, rng=seed); x, y = r.x, r.y
+        r = search_pair_l1(p, n_starts=10, rng=seed); x, y = r.x, r.y      # the same search as the search_best column
     elif pair == 'e1 -> e2':
         E = np.eye(p); x, y = E[0], (E[1] if p > 1 else np.zeros(1))
     else:
@@ -344,6 +361,9 @@ def cov_panel(p: int, # dimension, 1..12 is comfortable
     if p <= 7: exact, how = cov_l1_exact(p).value, 'enumeration'
     elif p % 2 == 0: exact, how = np.sqrt(2.0) * p, 'attained (even p)'
     else: exact, how = np.sqrt(2.0 * p * p - 1), 'construction; proven <= %.4f' % np.sqrt(2.0 * p * p - 2 / p)
+    bound = cov_l1_sensitivity(p, 1)
+    found = search_pair_l1(p, bound=bound, n_starts=10, rng=seed)
     row = dict(p=p, pair=pair, pair_value=float(np.abs(D).sum()), exact=float(exact), exact_from=how,
-               shipped_bound=cov_l1_sensitivity(p, 1), published=cov_l1_sensitivity(p, 1, published=True))
+               search_best=found.value, search_gap=found.gap, shipped_bound=bound,
+               published=cov_l1_sensitivity(p, 1, published=True))
     return pd.DataFrame([row]), D
