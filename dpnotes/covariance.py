@@ -6,16 +6,18 @@ Docs: https://dpnotes.github.io/dpnotes/covariance_sensitivity.html.md"""
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #c5e347f2
 from __future__ import annotations
+from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, gaussian_sigma,
-                             as_matrix, like_input, laplace_mech)
+                             as_matrix, like_input, laplace_mech, laplace_noise, gaussian_noise)
 
 # %% auto #0
-__all__ = ['gram_l2_sensitivity', 'sym_from_upper', 'symmetric_noise', 'analyze_gauss', 'normalize_rows', 'mean_l1_sensitivity',
-           'dp_mean', 'cov_l1_sensitivity', 'cov_l1_witness', 'search_pair_l1', 'cov_upper_l1_sensitivity',
-           'upper_weights', 'psd_project', 'laplace_cov', 'aug_cov_l1_sensitivity', 'aug_cov_upper_l1_sensitivity',
-           'mle_cov_l1_sensitivity', 'pca_eig_l1_sensitivity', 'box_cov_l1_sensitivity']
+__all__ = ['PANEL_PAIRS', 'gram_l2_sensitivity', 'sym_from_upper', 'symmetric_noise', 'analyze_gauss', 'normalize_rows',
+           'mean_l1_sensitivity', 'dp_mean', 'cov_l1_sensitivity', 'cov_l1_witness', 'ExactSup', 'cov_l1_exact',
+           'PairSearchResult', 'search_pair_l1', 'cov_upper_l1_sensitivity', 'upper_weights', 'psd_project',
+           'laplace_cov', 'aug_cov_l1_sensitivity', 'aug_cov_upper_l1_sensitivity', 'mle_cov_l1_sensitivity',
+           'pca_eig_l1_sensitivity', 'box_cov_l1_sensitivity', 'cov_panel']
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #b6776769
 _NEIGHBOURS = ('replace', 'add_remove')
@@ -50,12 +52,15 @@ def sym_from_upper(values, p: int) -> np.ndarray:
     M[iu] = values
     return M + np.triu(M, 1).T
 
-def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian') -> np.ndarray:
-    "Symmetric noise matrix: i.i.d. entries on and above the diagonal (N(0, sigma^2) or Laplace(sigma)), mirrored."
+def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', sampler: str = 'numpy') -> np.ndarray:
+    """Symmetric noise matrix: i.i.d. entries on and above the diagonal (N(0, sigma^2) or Laplace(sigma)), mirrored.
+
+    Drawn through `dpnotes.privacy.gaussian_noise` / `laplace_noise` with the named `sampler`; for `rng`,
+    a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
     rng = as_rng(rng)
     m = p * (p + 1) // 2
-    if kind == 'gaussian': v = rng.normal(0.0, sigma, m)
-    elif kind == 'laplace': v = rng.laplace(0.0, sigma, m)
+    if kind == 'gaussian': v = gaussian_noise(sigma, m, rng, sampler)
+    elif kind == 'laplace': v = laplace_noise(sigma, m, rng, sampler)
     else: raise ValueError(f"kind must be 'gaussian' or 'laplace', got {kind!r}")
     return sym_from_upper(v, p)
 
@@ -64,10 +69,11 @@ def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 no
                   epsilon: float, # privacy parameter epsilon > 0
                   delta: float, # privacy parameter delta in (0, 1)
                   row_norm: float = 1.0, # public bound r on the row norms
-                  rng=None, # None | int | Generator
+                  rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
                   neighbour: str = 'replace', # 'replace' (Delta_2 = sqrt(2) r^2) or 'add_remove' (Delta_2 = r^2)
                   method: str = 'analytic', # Gaussian calibration, see `dpnotes.privacy.gaussian_sigma`
                   clip: bool = False, # rescale rows with norm > row_norm instead of raising
+                  sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                  ):
     """(epsilon, delta)-DP symmetric release of the Gram matrix $X^\\top X$ (Analyze Gauss, Dwork et al. 2014).
 
@@ -76,7 +82,10 @@ def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 no
     With neighbour='add_remove' (one row added or removed) the sensitivity is row_norm^2.
     Gaussian noise is drawn for the p(p+1)/2 upper-triangle entries and mirrored: the result is symmetric,
     unbiased for X^T X (not PSD in general; see `psd_project`). Returns a (p, p) array, or a DataFrame with the
-    caller's columns as index and columns when X is a DataFrame."""
+    caller's columns as index and columns when X is a DataFrame. For `rng`, a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default).
+
+    A row longer than row_norm is refused (clip=False): that is a check of the declared data domain, a public input,
+    not a data-dependent leak; pass clip=True to map such rows into the domain instead."""
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta, allow_zero=False)
     r = check_positive(row_norm, 'row_norm')
@@ -84,7 +93,7 @@ def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 no
     A = _check_rows(A, r, clip)
     p = A.shape[1]
     sigma = gaussian_sigma(gram_l2_sensitivity(r, neighbour), epsilon, delta, method=method)
-    G = A.T @ A + symmetric_noise(p, sigma, as_rng(rng))
+    G = A.T @ A + symmetric_noise(p, sigma, as_rng(rng), sampler=sampler)
     if isinstance(X, pd.DataFrame):
         return pd.DataFrame(G, index=X.columns, columns=X.columns)
     return G
@@ -107,12 +116,18 @@ def mean_l1_sensitivity(m: int, n: int, row_norm: float = 1.0) -> float:
     return 2.0 * check_positive(row_norm, 'row_norm') * np.sqrt(m) / n
 
 def dp_mean(X, # rows with norm <= row_norm
-            epsilon: float, row_norm: float = 1.0, rng=None) -> np.ndarray:
-    "epsilon-DP mean of rows with norm <= row_norm (Laplace mechanism, RON-Gauss Lemma 2). Raises if a row is too long."
+            epsilon: float, row_norm: float = 1.0,
+            rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
+            sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+           ) -> np.ndarray:
+    """epsilon-DP mean of rows with norm <= row_norm (Laplace mechanism, RON-Gauss Lemma 2).
+
+    A row longer than row_norm is refused: a check of the declared domain (a public input), not a data-dependent leak.
+    For `rng`, a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
     A, _ = as_matrix(X)
     A = _check_rows(A, check_positive(row_norm, 'row_norm'), False)
     n, m = A.shape
-    return laplace_mech(A.mean(0), mean_l1_sensitivity(m, n, row_norm), check_epsilon(epsilon), rng=rng)
+    return laplace_mech(A.mean(0), mean_l1_sensitivity(m, n, row_norm), check_epsilon(epsilon), rng=rng, sampler=sampler)
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #f8624f69
 def cov_l1_sensitivity(p: int, # dimension of the rows
@@ -120,12 +135,16 @@ def cov_l1_sensitivity(p: int, # dimension of the rows
                        row_norm: float = 1.0, # bound r on the row norms
                        published: bool = False, # True: RON-Gauss Lemma 4's 2 r^2 sqrt(p)/n (WRONG for p >= 3)
                       ) -> float:
-    "Entrywise L1 sensitivity of $\\frac1n\\sum_i x_ix_i^\\top$ (all $p^2$ entries, replace one row): $\\sqrt2\\,p\\,r^2/n$."
+    """Upper bound $\\sqrt2\\,p\\,r^2/n$ on the entrywise L1 sensitivity of $\\frac1n\\sum_i x_ix_i^\\top$ (all $p^2$ entries, replace one row).
+
+    Attained for even p. For odd p the supremum is smaller: between sqrt(2p^2-1) and sqrt(2p^2-2/p) (times r^2/n),
+    exactly sqrt(2p^2-1) for p <= 7 (`cov_l1_exact`); the bound stays sqrt(2) p r^2/n for every p (at most 2.8 % more noise)."""
     p = check_int(p, 'p'); n = check_int(n, 'n'); r2 = check_positive(row_norm, 'row_norm') ** 2
     return (2.0 * np.sqrt(p) if published else np.sqrt(2.0) * p) * r2 / n
 
+# %% ../nbs/20_covariance_sensitivity.ipynb #f3d6234f
 def cov_l1_witness(p: int) -> tuple:
-    "Unit vectors (x, y) with large $\\|xx^\\top-yy^\\top\\|_1$: $\\sqrt2 p$ for even p, $\\sqrt{2p^2-1}$ for odd p."
+    "Unit vectors (x, y) with large $\\|xx^\\top-yy^\\top\\|_1$: $\\sqrt2 p$ for even p, $\\sqrt{2p^2-1}$ for odd p (the exact supremum for p <= 7)."
     p = check_int(p, 'p')
     if p == 1: return np.array([1.0]), np.array([0.0])
     k = p // 2
@@ -134,17 +153,97 @@ def cov_l1_witness(p: int) -> tuple:
     def lift(v): return np.r_[np.full(k, v[0] / np.sqrt(k)), np.full(p - k, v[1] / np.sqrt(p - k))]
     return lift(V[:, 1]), lift(V[:, 0])
 
+# %% ../nbs/20_covariance_sensitivity.ipynb #8bc43152
+def _sign_classes(p, chunk=1 << 15):
+    "Batches (k, p, p) of symmetric ±1 matrices, at least one from every class under D S D, P S P^T (rows 2..p) and S -> -S."
+    if p == 1:
+        yield np.ones((1, 1, 1)); return
+    iu = np.triu_indices(p - 1, 1)
+    m = len(iu[0])
+    for k in range(p):                                  # diagonal of rows 2..p: k entries +1, then -1
+        diag = np.r_[1.0, np.ones(k), -np.ones(p - 1 - k)]
+        for start in range(0, 1 << m, chunk):
+            codes = np.arange(start, min(start + chunk, 1 << m))
+            B = np.zeros((len(codes), p - 1, p - 1))
+            B[:, iu[0], iu[1]] = ((codes[:, None] >> np.arange(m)) & 1) * 2.0 - 1.0
+            S = np.ones((len(codes), p, p))
+            S[:, 1:, 1:] = B + B.transpose(0, 2, 1)
+            S[:, np.arange(p), np.arange(p)] = diag
+            yield S
+
+class ExactSup(NamedTuple):
+    "The exact supremum found by `cov_l1_exact`, with a sign matrix and a pair (x, y) attaining it."
+    value: float          # sup over the unit ball of sum_ij w_ij |x_i x_j - y_i y_j|
+    S: np.ndarray         # a maximising symmetric sign matrix
+    x: np.ndarray         # top eigenvector of W∘S (zero if its top eigenvalue is negative)
+    y: np.ndarray         # bottom eigenvector of W∘S (zero if its bottom eigenvalue is positive)
+    n_matrices: int       # sign matrices enumerated
+
+def cov_l1_exact(p: int, # dimension, 1 <= p <= max_p
+                 weights=None, # None (all ones: the full matrix) or (p, p) weights with one value on and one off the diagonal
+                 max_p: int = 8, # refuse larger p (the count grows like 2^(p^2/2): 16.8 million matrices at p = 8)
+                ) -> ExactSup:
+    "Exact $\\sup_{\\|x\\|,\\|y\\|\\le1}\\sum_{ij}w_{ij}\\lvert x_ix_j-y_iy_j\\rvert$: every class of sign matrices $S$, each solved by an eigendecomposition of $W\\circ S$."
+    p = check_int(p, 'p')
+    if p > check_int(max_p, 'max_p'):
+        raise ValueError(f"p={p}: the enumeration visits p*2^((p-1)(p-2)/2) sign matrices; pass p <= max_p={max_p} "
+                         "(or raise max_p and expect a long run)")
+    W = np.ones((p, p)) if weights is None else np.asarray(weights, float)
+    off = W[~np.eye(p, dtype=bool)]
+    if W.shape != (p, p) or (W < 0).any() or np.ptp(np.diag(W)) > 0 or (off.size and np.ptp(off) > 0):
+        raise ValueError("weights: pass a non-negative (p, p) array with one value on the diagonal and one off it, "
+                         "e.g. upper_weights(p); the enumeration relies on that symmetry")
+    best, best_S, count = -1.0, None, 0
+    for S in _sign_classes(p):
+        ev = np.linalg.eigvalsh(W * S)
+        spread = np.maximum(ev[:, -1], 0.0) - np.minimum(ev[:, 0], 0.0)
+        i = int(spread.argmax()); count += len(S)
+        if spread[i] > best: best, best_S = float(spread[i]), S[i]
+    ev, Q = np.linalg.eigh(W * best_S)
+    x = Q[:, -1] if ev[-1] > 0 else np.zeros(p)
+    y = Q[:, 0] if ev[0] < 0 else np.zeros(p)
+    return ExactSup(best, best_S, x, y, count)
+
 # %% ../nbs/20_covariance_sensitivity.ipynb #8b04e827
+class PairSearchResult(NamedTuple):
+    "What `search_pair_l1` found: its best value and pair, the random baseline, and the gap to a claimed bound."
+    value: float              # best objective found (a lower bound on the supremum)
+    x: np.ndarray
+    y: np.ndarray
+    random_best: float        # best of the plain random pairs (a baseline)
+    bound: float | None       # the claimed bound it was compared with (None: no bound given)
+    gap: float | None         # bound - value: > 0 not reached, < 0 the bound is beaten
+
+    def reached(self, rtol: float = 1e-9) -> bool:
+        "Whether the best value equals the bound up to a relative `rtol` (beating it counts too)."
+        if self.bound is None: raise ValueError("bound: pass bound= to search_pair_l1 to compare with a claimed bound")
+        return self.gap <= rtol * self.bound
+
+    def exceeds(self, rtol: float = 1e-9) -> bool:
+        "Whether the best value beats the bound beyond rounding (the bound is refuted)."
+        if self.bound is None: raise ValueError("bound: pass bound= to search_pair_l1 to compare with a claimed bound")
+        return self.value > self.bound * (1 + rtol) + 1e-12
+
+    def report(self) -> str:
+        "One line: best value, bound, gap (absolute and relative)."
+        if self.bound is None: return f"best {self.value:.6f} (no bound given)"
+        state = 'BEATEN' if self.exceeds() else ('reached' if self.reached() else 'not reached')
+        return (f"best {self.value:.6f}, bound {self.bound:.6f}, gap {self.gap:.6f} "
+                f"({100 * self.gap / self.bound:.4f} % of the bound): {state}")
+
 def search_pair_l1(p: int, # dimension
                    weights=None, # (p, p) non-negative weights; None = all ones (full matrix)
+                   bound: float | None = None, # a claimed bound on the supremum: the result reports the gap to it
                    n_starts: int = 20, # random starts of the alternating ascent
                    n_random: int = 200, # plain random pairs (ball), a baseline
                    n_iter: int = 50, # ascent steps per start
-                   rng=None,
-                  ) -> tuple:
-    "Adversarial search for $\\max_{\\|x\\|,\\|y\\|\\le1}\\sum_{ij}w_{ij}|x_ix_j-y_iy_j|$; returns (value, x, y, random_best)."
+                   rng=None, # None | int | Generator (the search is not a release: a seed is fine here)
+                  ) -> PairSearchResult:
+    "Adversarial search for $\\max_{\\|x\\|,\\|y\\|\\le1}\\sum_{ij}w_{ij}|x_ix_j-y_iy_j|$: a lower bound on it, and its gap to `bound`."
     p = check_int(p, 'p'); rng = as_rng(rng)
     W = np.ones((p, p)) if weights is None else np.asarray(weights, float)
+    if W.shape != (p, p) or (W < 0).any(): raise ValueError(f"weights: pass a non-negative ({p}, {p}) array, got shape {W.shape}")
+    if bound is not None: bound = check_positive(bound, 'bound')
     f = lambda x, y: float((W * np.abs(np.outer(x, x) - np.outer(y, y))).sum())
     def rand_ball(k):
         Z = rng.normal(size=(k, p)); Z /= np.linalg.norm(Z, axis=1, keepdims=True)
@@ -162,7 +261,8 @@ def search_pair_l1(p: int, # dimension
             y = Q[:, 0] if w[0] < 0 else np.zeros(p)
         v = f(x, y)
         if v > best[0]: best = (v, x, y)
-    return best[0], best[1], best[2], float(rvals.max())
+    value = float(best[0])
+    return PairSearchResult(value, best[1], best[2], float(rvals.max()), bound, None if bound is None else bound - value)
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #912d1822
 def cov_upper_l1_sensitivity(p: int, n: int, row_norm: float = 1.0) -> float:
@@ -183,13 +283,17 @@ def psd_project(A, floor: float = 0.0) -> np.ndarray:
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #15a92330
 def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
-                epsilon: float, row_norm: float = 1.0, rng=None,
+                epsilon: float, row_norm: float = 1.0,
+                rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
                 release: str = 'upper', # 'upper' (noise on the upper triangle, mirrored) or 'full' (all p^2 entries, then averaged)
                 psd: bool = False, # project the result onto the PSD cone (post-processing)
                 published: bool = False, # RON-Gauss Lemma 4 calibration on all p^2 entries, not symmetrised (NOT DP for p >= 3)
-                clip: bool = False, # rescale over-long rows instead of raising
+                clip: bool = False, # rescale over-long rows instead of raising (a domain check on a public bound)
+                sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                ) -> np.ndarray:
-    "epsilon-DP release of $\\frac1n X^\\top X$ by the Laplace mechanism (replace-one neighbours, n public)."
+    """epsilon-DP release of $\\frac1n X^\\top X$ by the Laplace mechanism (replace-one neighbours, n public).
+
+    For `rng`, a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
     epsilon = check_epsilon(epsilon); r = check_positive(row_norm, 'row_norm'); rng = as_rng(rng)
     if release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {release!r}")
     A, _ = as_matrix(X)
@@ -197,11 +301,11 @@ def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
     n, p = A.shape
     S = A.T @ A / n
     if published:
-        return S + rng.laplace(0.0, cov_l1_sensitivity(p, n, r, published=True) / epsilon, (p, p))
+        return S + laplace_noise(cov_l1_sensitivity(p, n, r, published=True) / epsilon, (p, p), rng, sampler)
     if release == 'upper':
-        out = S + symmetric_noise(p, cov_upper_l1_sensitivity(p, n, r) / epsilon, rng, kind='laplace')
+        out = S + symmetric_noise(p, cov_upper_l1_sensitivity(p, n, r) / epsilon, rng, kind='laplace', sampler=sampler)
     else:
-        Z = rng.laplace(0.0, cov_l1_sensitivity(p, n, r) / epsilon, (p, p))
+        Z = laplace_noise(cov_l1_sensitivity(p, n, r) / epsilon, (p, p), rng, sampler)
         out = S + (Z + Z.T) / 2
     return psd_project(out) if psd else out
 
@@ -234,3 +338,32 @@ def box_cov_l1_sensitivity(m: int, n: int, bound: float = 1.0) -> float:
     "Entrywise L1 sensitivity of $\\frac1n X^\\top X$ for entries in [-bound, bound] (PCA-Gauss Prop. 3 setting): $a^2(2m^2-m)/n$."
     m = check_int(m, 'm'); n = check_int(n, 'n'); a = check_positive(bound, 'bound')
     return a * a * (2 * m * m - m) / n
+
+# %% ../nbs/20_covariance_sensitivity.ipynb #00699d1d
+PANEL_PAIRS = ('construction', 'search', 'e1 -> e2', 'random')
+
+def cov_panel(p: int, # dimension, 1..12 is comfortable
+              pair: str = 'construction', # one of PANEL_PAIRS
+              seed: int = 0, # seed of the search / the random pair (teaching only: nothing here is a release)
+             ) -> tuple:
+    "(one-row table, D) for the widget: the bound, the published value, the exact value, the search's best and gap, and the chosen pair's $\\lVert xx^\\top-yy^\\top\\rVert_1$."
+    p = check_int(p, 'p')
+    if pair not in PANEL_PAIRS: raise ValueError(f"pair must be one of {PANEL_PAIRS}, got {pair!r}")
+    if pair == 'construction': x, y = cov_l1_witness(p)
+    elif pair == 'search':
+        r = search_pair_l1(p, n_starts=10, rng=seed); x, y = r.x, r.y      # the same search as the search_best column
+    elif pair == 'e1 -> e2':
+        E = np.eye(p); x, y = E[0], (E[1] if p > 1 else np.zeros(1))
+    else:
+        g = np.random.default_rng(seed); x, y = g.normal(size=p), g.normal(size=p)
+        x, y = x / np.linalg.norm(x), y / np.linalg.norm(y)
+    D = np.outer(x, x) - np.outer(y, y)
+    if p <= 7: exact, how = cov_l1_exact(p).value, 'enumeration'
+    elif p % 2 == 0: exact, how = np.sqrt(2.0) * p, 'attained (even p)'
+    else: exact, how = np.sqrt(2.0 * p * p - 1), 'construction; proven <= %.4f' % np.sqrt(2.0 * p * p - 2 / p)
+    bound = cov_l1_sensitivity(p, 1)
+    found = search_pair_l1(p, bound=bound, n_starts=10, rng=seed)
+    row = dict(p=p, pair=pair, pair_value=float(np.abs(D).sum()), exact=float(exact), exact_from=how,
+               search_best=found.value, search_gap=found.gap, shipped_bound=bound,
+               published=cov_l1_sensitivity(p, 1, published=True))
+    return pd.DataFrame([row]), D

@@ -1,0 +1,63 @@
+"Checks on the errata page and the covariance page as documents: every erratum row says whether it was checked two ways."
+import json, re
+from pathlib import Path
+
+NBS = Path(__file__).resolve().parent.parent / 'nbs'
+VERDICT = re.compile(r'^(yes|no|partly): \S')
+
+
+def _markdown(name):
+    nb = json.loads((NBS / name).read_text(encoding='utf-8'))
+    return [''.join(c['source']) for c in nb['cells'] if c['cell_type'] == 'markdown']
+
+
+def _tables(text):
+    "Markdown tables in `text` as (header cells, list of row cells)."
+    out, cur = [], []
+    for line in text.splitlines() + ['']:
+        if line.startswith('|'): cur.append([c.strip() for c in line.strip().strip('|').split('|')])
+        elif cur: out.append((cur[0], [r for r in cur[2:]])); cur = []
+    return out
+
+
+def _errata_tables(name):
+    return [t for md in _markdown(name) for t in _tables(md) if 'witness' in t[0]]
+
+
+def test_every_errata_row_is_checked_two_ways_or_says_why_not():
+    for name in ('90_errata.ipynb', '20_covariance_sensitivity.ipynb'):
+        tables = _errata_tables(name)
+        assert tables, name
+        for header, rows in tables:
+            assert header[-1] == 'checked two ways', (name, header)
+            for row in rows:
+                assert len(row) == len(header), (name, row[:2])
+                assert VERDICT.match(row[-1]), (name, row[:2], row[-1])
+
+
+def test_corrected_in_dpnotes_section_exists_and_names_the_tightness_claim():
+    md = '\n'.join(_markdown('90_errata.ipynb'))
+    assert '## Corrected in dpnotes' in md
+    section = md.split('## Corrected in dpnotes', 1)[1]
+    assert 'sqrt{2p^2-1}' in section and 'even $p$' in section
+
+
+def test_pages_name_papers_and_functions_not_project_internals():
+    for name in ('90_errata.ipynb', '20_covariance_sensitivity.ipynb'):
+        text = (NBS / name).read_text(encoding='utf-8')
+        assert not re.search(r'seed 00\d', text), name
+        assert 'foundation' not in text, name
+
+
+def test_norms_in_markdown_tables_use_lVert():
+    for name in ('90_errata.ipynb', '20_covariance_sensitivity.ipynb'):
+        for md in _markdown(name):
+            for line in md.splitlines():
+                if line.startswith('|'): assert '\\|' not in line, (name, line[:80])
+
+
+def test_one_show_doc_per_cell():
+    for name in ('90_errata.ipynb', '20_covariance_sensitivity.ipynb'):
+        nb = json.loads((NBS / name).read_text(encoding='utf-8'))
+        for c in nb['cells']:
+            if c['cell_type'] == 'code': assert ''.join(c['source']).count('show_doc(') <= 1, (name, c.get('id'))
