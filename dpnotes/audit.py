@@ -112,8 +112,9 @@ def _candidates(A_sel, B_sel, statistic, names=None, max_coords:int=200):
     if statistic == 'coordinates' and m > 1:
         sd = np.sqrt(0.5 * (A_sel.var(0) + B_sel.var(0)))
         gap = np.abs(A_sel.mean(0) - B_sel.mean(0)) / np.where(sd > 0, sd, 1e-12)
-        for j in np.argsort(-gap, kind='stable')[:max_coords]:     # the most separated coordinates (selection half only)
-            cands.append((f'coordinate {j}' if names is None else names[j], lambda X, j=j: X[:, j]))
+        coords = [(f'coordinate {j}' if names is None else names[j], lambda X, j=j: X[:, j])
+                  for j in np.argsort(-gap, kind='stable')[:max_coords]]   # the most separated coordinates (selection half only)
+        cands = coords + cands                                    # on a tie, a named feature is the more telling report
     elif statistic not in (None, 'coordinates'):
         raise ValueError(f"statistic must be None, 'coordinates', a callable or a list of callables, got {statistic!r}")
     return cands
