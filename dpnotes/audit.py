@@ -111,9 +111,13 @@ def _candidates(A_sel, B_sel, statistic, names=None, max_coords:int=200):
     cands = [('coordinate 0' if names is None else names[0], lambda X: X[:, 0])] if m == 1 else [('linear score', _linear_score(A_sel, B_sel))]
     if statistic == 'coordinates' and m > 1:
         sd = np.sqrt(0.5 * (A_sel.var(0) + B_sel.var(0)))
-        gap = np.abs(A_sel.mean(0) - B_sel.mean(0)) / np.where(sd > 0, sd, 1e-12)
+        diff = np.abs(A_sel.mean(0) - B_sel.mean(0))
+        with np.errstate(divide='ignore', invalid='ignore'):
+            gap = np.where(sd > 0, diff / sd, np.where(diff > 0, np.inf, 0.0))   # a constant that differs: a perfect separator
+        first = np.array([0 if names is not None and names[j].startswith(('raised', 'warned')) else 1 for j in range(m)])
+        order = np.lexsort((first, -gap))                         # ties: report an exception or a warning first
         coords = [(f'coordinate {j}' if names is None else names[j], lambda X, j=j: X[:, j])
-                  for j in np.argsort(-gap, kind='stable')[:max_coords]]   # the most separated coordinates (selection half only)
+                  for j in order[:max_coords]]                     # the most separated coordinates (selection half only)
         cands = coords + cands                                    # on a tie, a named feature is the more telling report
     elif statistic not in (None, 'coordinates'):
         raise ValueError(f"statistic must be None, 'coordinates', a callable or a list of callables, got {statistic!r}")

@@ -11,7 +11,7 @@ private by default, nothing data-dependent raises.  A test here that fails on a 
 not implemented yet is expected to fail there: it is the "before" measurement.
 
 Sizing.  With N runs per neighbour and alpha = 0.01, a deterministic difference shows as at most
-ln(p_lo / q_hi) with p_lo = (alpha/4)^(1/(N/2)), q_hi = 1 - p_lo: about 3.2 at N = 300.  So N = 300 suffices to catch a
+ln(p_lo / q_hi) with p_lo = (alpha/2)^(1/(N/2)), q_hi = 1 - p_lo: about 3.3 at N = 300.  So N = 300 suffices to catch a
 leak above 2 epsilon = 2 (the leaky variants), while a correct mechanism stays below epsilon = 1 with probability
 >= 99 % for each test.  The default run audits one neighbour pair per entry point (the one aimed at its most likely
 data-dependent branch); `-m slow` audits all pairs, and DP-SYN (seconds per fit: its DP-SGD accountant).
