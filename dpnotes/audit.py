@@ -312,7 +312,7 @@ class Data:
     y: object = None
     def __iter__(self): return iter((self.X, self.y))
 
-NEIGHBOUR_KINDS = ('class_of_one', 'class_of_two', 'constant_column', 'row_at_bounds', 'zero_row', 'huge_row', 'tiny_row')
+NEIGHBOUR_KINDS = ('class_of_one', 'class_of_two', 'label_flip', 'constant_column', 'row_at_bounds', 'zero_row', 'huge_row', 'tiny_row')
 
 def adversarial_neighbours(X,                 # base features (n, d), array or DataFrame; n >= 4
                            y=None,            # base labels (1-D) or None
@@ -320,8 +320,10 @@ def adversarial_neighbours(X,                 # base features (n, d), array or D
                            classes=None,      # the public label values (default: the sorted values of y)
                            kinds=NEIGHBOUR_KINDS, # which pairs to build (see NEIGHBOUR_KINDS)
                           ) -> list:
-    """Replace-one neighbour pairs `(name, D, D')` built to hit data-dependent branches. Every pair keeps n and stays
-    in the declared domain (labels in `classes`); `D`, `D'` are `Data(X, y)` in the caller's types."""
+    """Replace-one neighbour pairs `(name, D, D')` built to hit data-dependent branches: a class of one vs an empty
+    class, two rows vs one, one row changing class, a column constant but for one row, rows at the bounds, zero, huge
+    and tiny rows. Every pair keeps n and stays in the declared domain (labels in `classes`); `D`, `D'` are
+    `Data(X, y)` in the caller's types."""
     A, meta = as_matrix(X, 'X')
     n, d = A.shape
     if n < 4: raise ValueError(f"X needs at least 4 rows, got {n}")
@@ -349,6 +351,12 @@ def adversarial_neighbours(X,                 # base features (n, d), array or D
             y0 = base.copy(); y0[:size] = c_rare                           # D: the rare class has `size` rows
             y1 = y0.copy(); y1[size - 1] = c_main                          # D': one of them moved to the main class
             pairs.append((kind, wrap(A.copy(), y0), wrap(A.copy(), y1)))
+        if 'label_flip' in kinds:                                          # exact class sizes: one row changes class
+            big = [c for c in cls if (yy == c).sum() >= 3][:2]
+            if len(big) == 2:
+                i = int(np.flatnonzero(yy == big[0])[0])
+                y1 = yy.copy(); y1[i] = big[1]
+                pairs.append(('label_flip', wrap(A.copy(), yy.copy()), wrap(A.copy(), y1)))
     y_keep = None if yy is None else yy.copy()
     def row_pair(kind, u, v, X0=None):
         X0 = A.copy() if X0 is None else X0
