@@ -6,17 +6,23 @@ Docs: https://dpnotes.github.io/dpnotes/audit.html.md"""
 
 # %% ../nbs/01_audit.ipynb #5efffa28
 from __future__ import annotations
+import inspect
 import time
+import warnings
+import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 from scipy import optimize, stats
 from tqdm.auto import tqdm
 
-from .privacy import as_rng, as_matrix, check_delta, check_int, check_positive, distance
+from .privacy import as_rng, as_matrix, check_delta, check_epsilon, check_int, check_positive, distance
 
 # %% auto #0
-__all__ = ['clopper_pearson', 'AuditResult', 'audit_epsilon', 'SensitivityResult', 'search_sensitivity']
+__all__ = ['NEIGHBOUR_KINDS', 'clopper_pearson', 'AuditResult', 'audit_epsilon', 'release_features', 'audit_release', 'Data',
+           'adversarial_neighbours', 'unclassified_attributes', 'SensitivityResult', 'search_sensitivity']
 
 # %% ../nbs/01_audit.ipynb #7c64d873
 def clopper_pearson(k, n, alpha:float=0.05, side:str='two-sided'):
@@ -44,13 +50,16 @@ class AuditResult:
     n_trials: int                # runs on each dataset
     seconds: float               # wall time of the runs
     trials_per_second: float     # (2 * n_trials) / seconds
+    statistic: str = 'score'     # which candidate statistic the selection half chose
+    claimed: float = None        # the epsilon the audited call claims (audit_release)
     def passes(self, epsilon:float) -> bool:
         "True when the audit does not refute a claim of `epsilon` (lower bound <= epsilon)."
         return self.epsilon_lb <= epsilon
     def __repr__(self):
         return (f"AuditResult(epsilon_lb={self.epsilon_lb:.4f} at {100*self.confidence:.1f}% confidence, "
-                f"epsilon_hat={self.epsilon_hat:.4f}, event={self.event}, n_trials={self.n_trials}, "
-                f"{self.trials_per_second:,.0f} trials/s)")
+                f"epsilon_hat={self.epsilon_hat:.4f}, event={self.event} on {self.statistic}, n_trials={self.n_trials}, "
+                + (f"claimed epsilon={self.claimed:g} ({'not refuted' if self.passes(self.claimed) else 'REFUTED'}), " if self.claimed is not None else '')
+                + f"{self.trials_per_second:,.0f} trials/s)")
 
 # %% ../nbs/01_audit.ipynb #df6c8662
 def _run(mechanism, D, n, rng, batched, progress, label):
@@ -91,21 +100,63 @@ def _best_event(sa, sb, delta, alpha, n_thresholds):
                 lb = np.where(p_lo > delta, np.log(np.maximum(p_lo - delta, 1e-300) / q_hi), -np.inf)
             j = int(np.argmax(lb))
             if lb[j] > best[0]: best = (lb[j], (direction, ts[j], order))
-    return best[1]
+    return best[1] + (best[0],)
+
+def _candidates(A_sel, B_sel, statistic, names=None, max_coords:int=200):
+    "Named candidate scores, fitted on the selection half only: the linear score, and with 'coordinates' each output coordinate too."
+    if callable(statistic): return [('statistic', lambda X: np.asarray(statistic(X), dtype=float).reshape(len(X)))]
+    if isinstance(statistic, (list, tuple)): return [(getattr(f, '__name__', f'statistic {k}'), (lambda X, f=f: np.asarray(f(X), dtype=float).reshape(len(X))))
+                                                     for k, f in enumerate(statistic)]
+    m = A_sel.shape[1]
+    cands = [('coordinate 0' if names is None else names[0], lambda X: X[:, 0])] if m == 1 else [('linear score', _linear_score(A_sel, B_sel))]
+    if statistic == 'coordinates' and m > 1:
+        sd = np.sqrt(0.5 * (A_sel.var(0) + B_sel.var(0)))
+        diff = np.abs(A_sel.mean(0) - B_sel.mean(0))
+        with np.errstate(divide='ignore', invalid='ignore'):
+            gap = np.where(sd > 0, diff / sd, np.where(diff > 0, np.inf, 0.0))   # a constant that differs: a perfect separator
+        first = np.array([0 if names is not None and names[j].startswith(('raised', 'warned')) else 1 for j in range(m)])
+        order = np.lexsort((first, -gap))                         # ties: report an exception or a warning first
+        coords = [(f'coordinate {j}' if names is None else names[j], lambda X, j=j: X[:, j])
+                  for j in order[:max_coords]]                     # the most separated coordinates (selection half only)
+        cands = coords + cands                                    # on a tie, a named feature is the more telling report
+    elif statistic not in (None, 'coordinates'):
+        raise ValueError(f"statistic must be None, 'coordinates', a callable or a list of callables, got {statistic!r}")
+    return cands
+
+def _audit_samples(A, B, delta, statistic, alpha, n_thresholds, names=None):
+    "The audit proper on two (n, m) output samples: select (statistic, event) on the first half, bound on the second."
+    n = len(A); h = n // 2
+    best = None
+    for name, score in _candidates(A[:h], B[:h], statistic, names):
+        sa, sb = score(A), score(B)
+        direction, t, order, lb_sel = _best_event(sa[:h], sb[:h], delta, alpha, n_thresholds)
+        if best is None or lb_sel > best[0]: best = (lb_sel, name, sa, sb, direction, t, order)
+    _, name, sa, sb, direction, t, order = best
+    ea, eb = sa[h:], sb[h:]
+    ina = (ea > t) if direction == '>' else (ea < t)
+    inb = (eb > t) if direction == '>' else (eb < t)
+    (k1, k2) = (ina.sum(), inb.sum()) if order == 'D vs D_prime' else (inb.sum(), ina.sum())
+    m = n - h
+    p_lo = float(clopper_pearson(k1, m, alpha / 2, 'lower')); q_hi = float(clopper_pearson(k2, m, alpha / 2, 'upper'))
+    lb = float(np.log((p_lo - delta) / q_hi)) if p_lo > delta else 0.0
+    p, q = k1 / m, k2 / m
+    hat = float(np.log((p - delta) / q)) if (p > delta and q > 0) else (np.inf if p > delta else 0.0)
+    return max(lb, 0.0), hat, float(p), float(q), f"score {direction} {t:.4g} ({order})", name
 
 # %% ../nbs/01_audit.ipynb #dbc5b741
 def audit_epsilon(mechanism,                # `mechanism(D, rng)` -> one output; with `batched`, `mechanism(D, n, rng)` -> n outputs
                   D, D_prime,               # the two neighbouring datasets (anything the mechanism accepts)
                   n_trials:int=20_000,      # runs on each dataset (half select the event, half estimate it)
                   delta:float=0.0,          # the mechanism's claimed delta, subtracted as the definition allows
-                  statistic=None,           # callable: (n, m) outputs -> n scores; default: a learned linear projection
+                  statistic=None,           # None: a learned linear projection; 'coordinates': that or any single coordinate; a callable (n, m) -> n scores, or a list of them
                   alpha:float=0.05,         # the bound holds with probability >= 1 - alpha
                   batched:bool=False,       # whether `mechanism` draws n outputs in one call
                   n_thresholds:int=200,     # candidate thresholds tried on the selection half
                   rng=None,                 # seed or numpy Generator
                   progress=None,            # show a progress bar (None: only for unbatched runs of > 5000 trials)
                  ) -> AuditResult:
-    "A $(1-\\alpha)$ lower confidence bound on the $\\varepsilon$ of `mechanism`, from runs on `D` and `D_prime`."
+    """A $(1-\\alpha)$ lower confidence bound on the $\\varepsilon$ of `mechanism`, from runs on `D` and `D_prime`.
+    `rng`: a fixed integer seed is for tests and teaching (an audit is not a release, so a seed is harmless here)."""
     n = check_int(n_trials, 'n_trials', minimum=20)
     delta = check_delta(delta)
     if not 0 < alpha < 1: raise ValueError(f"alpha must lie in (0, 1), got {alpha}")
@@ -118,36 +169,253 @@ def audit_epsilon(mechanism,                # `mechanism(D, rng)` -> one output;
     B = _run(mechanism, D_prime, n, rng, batched, progress, 'D_prime')
     secs = time.perf_counter() - t0
     if A.shape[1] != B.shape[1]: raise ValueError(f"outputs on D and D_prime differ in size: {A.shape[1]} vs {B.shape[1]}")
-    h = n // 2
-    if statistic is None:
-        score = (lambda X: X[:, 0]) if A.shape[1] == 1 else _linear_score(A[:h], B[:h])
+    lb, hat, p, q, event, name = _audit_samples(A, B, delta, statistic, alpha, n_thresholds)
+    return AuditResult(lb, hat, 1 - alpha, delta, p, q, event, n, secs, 2 * n / max(secs, 1e-12), name)
+
+# %% ../nbs/01_audit.ipynb #588ccd0d
+def _key(v) -> str:
+    "A stable text key for a label value (numpy scalars and Python numbers with the same value share a key)."
+    if isinstance(v, (np.integer, np.floating, np.bool_)): v = v.item()
+    if isinstance(v, float) and v.is_integer(): v = int(v)
+    return repr(v)
+
+def _hash01(obj) -> float:
+    "A deterministic number in [0, 1) for any repr-able object (to tell label sets or column names apart)."
+    return zlib.crc32(repr(obj).encode()) / 2**32
+
+def _finite(x) -> float:
+    x = float(x)
+    return x if np.isfinite(x) else (3e300 if x > 0 else -3e300 if x < 0 else -1e300)
+
+def _array_features(a, prefix, out, max_cols=8, max_labels=50):
+    a = np.asarray(a)
+    out[prefix + 'ndim'] = a.ndim
+    for k, s in enumerate(a.shape[:3]): out[prefix + f'shape[{k}]'] = s
+    if a.size == 0: return
+    if a.dtype.kind in 'biuOUSM' and a.ndim == 1:              # labels: the set of values and each value's count
+        vals, cnt = np.unique(a.astype(str) if a.dtype.kind == 'O' else a, return_counts=True)
+        out[prefix + 'n_distinct'] = len(vals)
+        out[prefix + 'label_set'] = _hash01(sorted(_key(v) for v in vals))
+        for v, c in list(zip(vals, cnt))[:max_labels]: out[prefix + f'count[{_key(v)}]'] = c
+        if a.dtype.kind in 'biu': out[prefix + 'mean'] = _finite(a.mean())
+        return
+    if a.dtype.kind not in 'biuf': out[prefix + 'dtype'] = _hash01(a.dtype.str); return
+    a = a.astype(float)
+    bad = ~np.isfinite(a)
+    out[prefix + 'n_nonfinite'] = int(bad.sum())
+    a = np.where(bad, 0.0, a)
+    out[prefix + 'mean'], out[prefix + 'var'] = _finite(a.mean()), _finite(a.var())
+    out[prefix + 'min'], out[prefix + 'max'] = _finite(a.min()), _finite(a.max())
+    if a.ndim == 2:
+        for c in range(min(a.shape[1], max_cols)):
+            out[prefix + f'col{c}.mean'], out[prefix + f'col{c}.var'] = _finite(a[:, c].mean()), _finite(a[:, c].var())
+
+def release_features(output, prefix:str='', out:dict=None, depth:int=0, max_items:int=10) -> dict:
+    """Named numbers an attacker would look at in a release: shapes, row/label counts, label sets, column means and
+    variances, column names, and (recursively, depth <= 3) the public attributes of fitted objects. Returns a dict."""
+    out = {} if out is None else out
+    if depth > 3: return out
+    o = output
+    if o is None: out[prefix + 'is_none'] = 1.0
+    elif isinstance(o, (bool, np.bool_, int, float, np.integer, np.floating)): out[prefix + 'value'] = _finite(o)
+    elif isinstance(o, str): out[prefix + 'str'] = _hash01(o)
+    elif isinstance(o, pd.DataFrame):
+        out[prefix + 'columns'] = _hash01([str(c) for c in o.columns])
+        num = o.select_dtypes(include=['number', 'bool'])
+        _array_features(num.to_numpy(dtype=float), prefix, out)
+        out[prefix + 'shape[1]'] = o.shape[1]
+        for c in o.columns.difference(num.columns)[:max_items]: _array_features(o[c].to_numpy(dtype=object), prefix + f'{c}.', out)
+    elif isinstance(o, pd.Series):
+        out[prefix + 'name'] = _hash01(str(o.name))
+        _array_features(o.to_numpy(), prefix, out)
+    elif isinstance(o, np.ndarray): _array_features(o, prefix, out)
+    elif isinstance(o, dict):
+        out[prefix + 'len'] = len(o)
+        for k in sorted(o, key=repr)[:max_items]: release_features(o[k], prefix + f'{k!r}.', out, depth + 1)
+    elif isinstance(o, (list, tuple)):
+        out[prefix + 'len'] = len(o)
+        if len(o) and all(isinstance(x, (int, float, np.integer, np.floating)) for x in o): _array_features(np.asarray(o, float), prefix, out)
+        else:
+            for k, x in enumerate(o[:max_items]): release_features(x, prefix + f'[{k}].', out, depth + 1)
+    elif hasattr(o, '__dict__') and not callable(o) or (hasattr(o, '__dict__') and hasattr(o, 'fit')):
+        out[prefix + 'type'] = _hash01(type(o).__name__)
+        for k in sorted(vars(o)):
+            if not k.startswith('_'): release_features(vars(o)[k], prefix + f'{k}.', out, depth + 1)
+    else: out[prefix + 'type'] = _hash01(type(o).__name__)
+    return out
+
+# %% ../nbs/01_audit.ipynb #1c38610e
+def _observe(call, data, rng, featurize):
+    "Run one public call; return its features, with what it raised or warned captured as features."
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter('always')
+        try:
+            out = call(data, rng)
+            if isinstance(out, Iterator): out = list(out)             # a generator releases when it is consumed
+            feats = dict(featurize(out)) if featurize is not None else release_features(out)
+            if not isinstance(feats, dict):
+                feats = {f'f{k}': _finite(x) for k, x in enumerate(np.ravel(np.asarray(feats, dtype=float)))}
+            feats['raised'] = 0.0
+        except Exception as e:                                        # a data-dependent failure is an output too
+            feats = {'raised': 1.0, f'raised[{type(e).__name__}]': 1.0}
+    feats['warned'] = float(len(caught))
+    for w in caught: feats[f'warned[{w.category.__name__}]'] = 1.0
+    return feats
+
+def _align(rows_a, rows_b):
+    "Stack feature dicts into two matrices on the union of names; a name missing from some run adds a presence column."
+    names = sorted(set().union(*rows_a, *rows_b))
+    cols, labels = [], []
+    for nm in names:
+        va = np.array([r.get(nm, np.nan) for r in rows_a]); vb = np.array([r.get(nm, np.nan) for r in rows_b])
+        miss_a, miss_b = np.isnan(va), np.isnan(vb)
+        if miss_a.any() or miss_b.any():
+            cols.append((np.where(miss_a, 0.0, 1.0), np.where(miss_b, 0.0, 1.0))); labels.append(f'has {nm}')
+            va, vb = np.where(miss_a, 0.0, va), np.where(miss_b, 0.0, vb)
+        cols.append((va, vb)); labels.append(nm)
+    A = np.column_stack([a for a, _ in cols]); B = np.column_stack([b for _, b in cols])
+    return A, B, labels
+
+def audit_release(call,                  # the whole public call: `call(data, rng)` -> anything (arrays, (X, y), DataFrames, fitted objects)
+                  D, D_prime,            # neighbouring datasets, passed to `call` as they are
+                  epsilon:float,         # the epsilon the call claims (reported with the result; the bound does not use it)
+                  delta:float=0.0,       # the delta the call claims (subtracted, as in audit_epsilon)
+                  featurize=None,        # output -> dict of named numbers or 1-D vector; default `release_features`
+                  n_runs:int=2000,       # runs on each dataset
+                  alpha:float=0.05,      # confidence 1 - alpha
+                  statistic='coordinates', # see audit_epsilon
+                  rng=None,              # seed (tests) or Generator: every run gets its own child generator
+                  progress:bool=False,
+                  **kw,                  # passed to `call` as keyword arguments
+                 ) -> AuditResult:
+    """A $(1-\\alpha)$ lower bound on the ε of a whole public call, its exceptions, warnings, shapes and fitted attributes
+    included. `rng`: a fixed integer seed is for tests and teaching (an audit is not a release)."""
+    e = check_epsilon(epsilon); d = check_delta(delta)
+    n = check_int(n_runs, 'n_runs', minimum=20)
+    if not callable(call): raise TypeError("call must be callable: call(data, rng) -> output")
+    root = as_rng(rng)
+    kids = root.spawn(2 * n)
+    f = (lambda data, r: call(data, r, **kw)) if kw else call
+    t0 = time.perf_counter()
+    rows_a = [_observe(f, D, kids[i], featurize) for i in tqdm(range(n), disable=not progress, desc='audit: D', leave=False)]
+    rows_b = [_observe(f, D_prime, kids[n + i], featurize) for i in tqdm(range(n), disable=not progress, desc="audit: D'", leave=False)]
+    secs = time.perf_counter() - t0
+    A, B, names = _align(rows_a, rows_b)
+    lb, hat, p, q, event, name = _audit_samples(A, B, d, statistic, alpha, 200, names)
+    return AuditResult(lb, hat, 1 - alpha, d, p, q, event, n, secs, 2 * n / max(secs, 1e-12), name, e)
+
+# %% ../nbs/01_audit.ipynb #aeb51d90
+@dataclass
+class Data:
+    "A dataset for audits: features `X` and labels `y` (or None); unpacks as `X, y = data`."
+    X: object
+    y: object = None
+    def __iter__(self): return iter((self.X, self.y))
+
+NEIGHBOUR_KINDS = ('class_of_one', 'class_of_two', 'label_flip', 'constant_column', 'row_at_bounds', 'zero_row', 'huge_row', 'tiny_row')
+
+def adversarial_neighbours(X,                 # base features (n, d), array or DataFrame; n >= 4
+                           y=None,            # base labels (1-D) or None
+                           bounds=None,       # public (lo, hi) per feature: rows at the bounds; default ±(largest |x|)
+                           classes=None,      # the public label values (default: the sorted values of y)
+                           kinds=NEIGHBOUR_KINDS, # which pairs to build (see NEIGHBOUR_KINDS)
+                          ) -> list:
+    """Replace-one neighbour pairs `(name, D, D')` built to hit data-dependent branches: a class of one vs an empty
+    class, two rows vs one, one row changing class, a column constant but for one row, rows at the bounds, zero, huge
+    and tiny rows. Every pair keeps n and stays in the declared domain (labels in `classes`); `D`, `D'` are
+    `Data(X, y)` in the caller's types."""
+    A, meta = as_matrix(X, 'X')
+    n, d = A.shape
+    if n < 4: raise ValueError(f"X needs at least 4 rows, got {n}")
+    bad = set(kinds) - set(NEIGHBOUR_KINDS)
+    if bad: raise ValueError(f"kinds: unknown {sorted(bad)}; choose from {NEIGHBOUR_KINDS}")
+    yy = None if y is None else np.asarray(y)
+    if yy is not None and (yy.ndim != 1 or len(yy) != n): raise ValueError(f"y must be 1-D with {n} entries")
+    cls = None if yy is None else (np.unique(yy) if classes is None else np.asarray(list(classes)))
+    if cls is not None and len(cls) < 2: raise ValueError("label pairs need at least two classes")
+    if bounds is not None:
+        lo, hi = (np.broadcast_to(np.asarray(b, dtype=float), (d,)) for b in bounds)
     else:
-        score = lambda X: np.asarray(statistic(X), dtype=float).reshape(len(X))
-    sa, sb = score(A), score(B)
-    direction, t, order = _best_event(sa[:h], sb[:h], delta, alpha, n_thresholds)
-    ea, eb = sa[h:], sb[h:]
-    ina = (ea > t) if direction == '>' else (ea < t)
-    inb = (eb > t) if direction == '>' else (eb < t)
-    (k1, k2) = (ina.sum(), inb.sum()) if order == 'D vs D_prime' else (inb.sum(), ina.sum())
-    m = n - h
-    p_lo = float(clopper_pearson(k1, m, alpha / 2, 'lower')); q_hi = float(clopper_pearson(k2, m, alpha / 2, 'upper'))
-    lb = float(np.log((p_lo - delta) / q_hi)) if p_lo > delta else 0.0
-    p, q = k1 / m, k2 / m
-    hat = float(np.log((p - delta) / q)) if (p > delta and q > 0) else (np.inf if p > delta else 0.0)
-    return AuditResult(max(lb, 0.0), hat, 1 - alpha, delta, float(p), float(q), f"score {direction} {t:.4g} ({order})",
-                       n, secs, 2 * n / max(secs, 1e-12))
+        r = float(np.abs(A).max()) or 1.0; lo, hi = np.full(d, -r), np.full(d, r)
+    def wrap(M, labels):
+        Xo = pd.DataFrame(M, columns=meta.columns) if meta.kind == 'dataframe' else M
+        if labels is None: return Data(Xo, None)
+        yo = pd.Series(labels, name=getattr(y, 'name', None)) if isinstance(y, pd.Series) else labels
+        return Data(Xo, yo)
+    pairs = []
+    if yy is not None:
+        c_rare, c_main = cls[-1], cls[0]
+        base = np.where(yy == c_rare, c_main, yy).astype(cls.dtype if cls.dtype.kind != 'U' else object)
+        for size, kind in ((1, 'class_of_one'), (2, 'class_of_two')):
+            if kind not in kinds: continue
+            y0 = base.copy(); y0[:size] = c_rare                           # D: the rare class has `size` rows
+            y1 = y0.copy(); y1[size - 1] = c_main                          # D': one of them moved to the main class
+            pairs.append((kind, wrap(A.copy(), y0), wrap(A.copy(), y1)))
+        if 'label_flip' in kinds:                                          # exact class sizes: one row changes class
+            big = [c for c in cls if (yy == c).sum() >= 3][:2]
+            if len(big) == 2:
+                i = int(np.flatnonzero(yy == big[0])[0])
+                y1 = yy.copy(); y1[i] = big[1]
+                pairs.append(('label_flip', wrap(A.copy(), yy.copy()), wrap(A.copy(), y1)))
+    y_keep = None if yy is None else yy.copy()
+    def row_pair(kind, u, v, X0=None):
+        X0 = A.copy() if X0 is None else X0
+        X1 = X0.copy(); X0 = X0.copy(); X0[0], X1[0] = u, v
+        pairs.append((kind, wrap(X0, y_keep), wrap(X1, y_keep)))
+    if 'constant_column' in kinds:
+        Xc = A.copy(); Xc[:, 0] = np.median(A[:, 0])
+        other = hi[0] if Xc[0, 0] != hi[0] else lo[0]
+        row_pair('constant_column', Xc[0], np.r_[other, Xc[0, 1:]], Xc)    # D: column 0 constant; D': one row differs
+    if 'row_at_bounds' in kinds: row_pair('row_at_bounds', hi.copy(), lo.copy())
+    if 'zero_row' in kinds: row_pair('zero_row', np.zeros(d), A[0])
+    if 'huge_row' in kinds: row_pair('huge_row', np.full(d, 1e150), A[0])
+    if 'tiny_row' in kinds: row_pair('tiny_row', np.full(d, 1e-160), A[0])
+    return pairs
+
+# %% ../nbs/01_audit.ipynb #63476e15
+def unclassified_attributes(est) -> list:
+    """Public attributes of a fitted object (names in `vars(est)` not starting with `_`, constructor parameters
+    excluded) that its class lists neither in `released_attributes` nor in `public_attributes`."""
+    params = set(inspect.signature(type(est).__init__).parameters) - {'self'}
+    declared = set(getattr(type(est), 'released_attributes', ())) | set(getattr(type(est), 'public_attributes', ()))
+    return sorted(k for k in vars(est) if not k.startswith('_') and k not in params and k not in declared)
 
 # %% ../nbs/01_audit.ipynb #fadfc3e6
 @dataclass
 class SensitivityResult:
-    "The outcome of `search_sensitivity`."
+    "The outcome of `search_sensitivity`: the best value found and, when a bound is claimed, how it compares."
     max_value: float                       # the largest ‖f(D) − f(D')‖ found
     witness: tuple                         # (u, v): the changed row in D and in D' (v is None for add/remove)
     random_values: np.ndarray = field(repr=False)   # the distances of the random pairs
     optimised_values: np.ndarray = field(repr=False) # the distances reached by each optimisation
+    claimed: float = None                  # the claimed bound B, if any
+    rtol: float = 1e-9                     # refutation: max_value > B (1 + rtol) + atol
+    atol: float = 1e-12
+    reach_rtol: float = 1e-6               # "reached": |B - max_value| <= reach_rtol * B
+    @property
+    def gap(self) -> float:
+        "B − max_value: positive when the search fell short of the claim, negative when it beat it (None without a claim)."
+        return None if self.claimed is None else float(self.claimed - self.max_value)
+    @property
+    def rel_gap(self) -> float:
+        "(B − max_value) / B (None without a claim)."
+        return None if self.claimed is None else float((self.claimed - self.max_value) / self.claimed)
+    @property
+    def refuted(self) -> bool:
+        "Whether the claimed bound is false: a neighbouring pair moved f by more than B (beyond the stated tolerances)."
+        return self.claimed is not None and self.exceeds(self.claimed, self.rtol)
+    @property
+    def reached(self) -> bool:
+        "Whether the search got within `reach_rtol` of the claim without beating it."
+        return self.claimed is not None and not self.refuted and abs(self.gap) <= self.reach_rtol * self.claimed
     def exceeds(self, bound:float, rtol:float=1e-9) -> bool:
-        "Whether the search beat `bound` (beyond rounding)."
-        return self.max_value > bound * (1 + rtol) + 1e-12
+        "Whether the search beat `bound` (beyond rounding: by more than bound·rtol + 1e-12)."
+        return self.max_value > bound * (1 + rtol) + self.atol
+    def __repr__(self):
+        s = f"SensitivityResult(max_value={self.max_value!r}"
+        if self.claimed is None: return s + ")"
+        verdict = 'REFUTED (witness attached)' if self.refuted else 'reached' if self.reached else 'not reached, not refuted'
+        return s + f", claimed={self.claimed!r}, gap={self.gap:.6g} ({100 * self.rel_gap:.4g}%): {verdict})"
 
 def _to_domain(z, domain, radius):
     "Map an unconstrained vector into the domain (sphere, ball or box of the given radius)."
@@ -180,10 +448,11 @@ def search_sensitivity(f,                     # the query: (n, d) array -> array
                        n_optimise:int=10,     # optimiser runs (half from the best random pairs)
                        row:int=0,             # which row of X changes
                        maxiter:int=2000,      # optimiser iterations per run
-                       rng=None,
+                       rng=None,              # seed (tests) or Generator
                        progress:bool=False,
+                       claimed:float=None,    # a claimed bound B: the result then reports the gap and whether B is refuted
                       ) -> SensitivityResult:
-    "Largest ‖f(D) − f(D′)‖ found over neighbours of `X` by random and optimised changes of one row."
+    "Largest ‖f(D) − f(D′)‖ found over neighbours of `X` by random and optimised changes of one row; with `claimed`, how it compares."
     X, _ = as_matrix(X, 'X')
     n, d = X.shape
     if domain not in ('ball', 'sphere', 'box'): raise ValueError(f"domain must be 'ball', 'sphere' or 'box', got {domain!r}")
@@ -216,4 +485,9 @@ def search_sensitivity(f,                     # the query: (n, d) array -> array
         u, v = _to_domain(res.x[:d], domain, radius), _to_domain(res.x[d:], domain, radius)
         val = value(u, v); opt_vals.append(val)
         if val > best[0]: best = (val, (u, None if neighbour == 'addremove' else v))
-    return SensitivityResult(float(best[0]), best[1], vals, np.array(opt_vals))
+    res = SensitivityResult(float(best[0]), best[1], vals, np.array(opt_vals),
+                            None if claimed is None else check_positive(claimed, 'claimed'))
+    if res.refuted:                                      # a refutation is re-checked on its witness before it is reported
+        u, v = res.witness
+        assert value(u, v) == res.max_value, "the witness does not reproduce the reported value"
+    return res

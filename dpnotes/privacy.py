@@ -20,7 +20,7 @@ __all__ = ['SAMPLERS', 'as_rng', 'check_epsilon', 'check_delta', 'check_positive
            'as_matrix', 'like_input', 'replace_one', 'remove_one', 'add_one', 'distance', 'check_sampler',
            'laplace_noise', 'gaussian_noise', 'laplace_scale', 'laplace_mech', 'gaussian_delta',
            'gaussian_sigma_analytic', 'gaussian_sigma_classic', 'gaussian_sigma_dprp', 'gaussian_sigma',
-           'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget']
+           'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget', 'safe_grid', 'add_laplace', 'add_gaussian']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -158,12 +158,16 @@ def check_sampler(sampler) -> str:
     return sampler
 
 def laplace_noise(scale:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
-    "I.i.d. Laplace(0, `scale`) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`)."
+    """I.i.d. Laplace(0, `scale`) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
+    Noise alone is not a release: add it with `add_laplace` (or `laplace_mech`) so that `sampler='safe'` stays float-safe."""
     b = check_positive(scale, 'scale')
     return np.asarray(SAMPLERS[check_sampler(sampler)][0](b, size, as_rng(rng)), dtype=float)
 
 def gaussian_noise(sigma:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
-    "I.i.d. N(0, `sigma`²) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`)."
+    """I.i.d. N(0, `sigma`²) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
+    Noise alone is not a release: add it with `add_gaussian` (or `gaussian_mech`) so that `sampler='safe'` stays float-safe."""
     s = check_positive(sigma, 'sigma')
     return np.asarray(SAMPLERS[check_sampler(sampler)][1](s, size, as_rng(rng)), dtype=float)
 
@@ -172,10 +176,15 @@ def laplace_scale(sensitivity:float, epsilon:float) -> float:
     return check_positive(sensitivity, 'sensitivity') / check_epsilon(epsilon)
 
 def laplace_mech(value, sensitivity:float, epsilon:float, rng=None, sampler:str='numpy') -> np.ndarray:
-    "Release `value` (scalar, vector or matrix) plus i.i.d. Laplace($\\Delta_1/\\varepsilon$) noise on every entry."
+    """Release `value` (scalar, vector or matrix) plus i.i.d. Laplace($\\Delta_1/\\varepsilon$) noise on every entry.
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
+    `sampler='safe'` rounds `value` to a grid and adds exact discrete noise (see "Floating-point noise" below)."""
     b = laplace_scale(sensitivity, epsilon)
     v = np.array(value, dtype=float, copy=True)
     if not np.all(np.isfinite(v)): raise ValueError("value contains NaN or infinite entries")
+    if check_sampler(sampler) == 'safe':          # the rounding to the grid is charged to the sensitivity
+        b = _grid_calibrated(lambda s: laplace_scale(s, epsilon), check_positive(sensitivity, 'sensitivity'), v.size, 'l1')
+        return add_laplace(v, b, rng, 'safe')
     return v + laplace_noise(b, v.shape, rng, sampler)
 
 # %% ../nbs/00_privacy.ipynb #97e8e103
@@ -220,10 +229,16 @@ def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='an
     return _SIGMA[method](sensitivity, epsilon, delta, **kwargs)
 
 def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic', sampler:str='numpy') -> np.ndarray:
-    "Release `value` plus i.i.d. $N(0,\\sigma^2)$ noise on every entry, $\\sigma$ = `gaussian_sigma(Δ₂, ε, δ, method)`."
+    """Release `value` plus i.i.d. $N(0,\\sigma^2)$ noise on every entry, $\\sigma$ = `gaussian_sigma(Δ₂, ε, δ, method)`.
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
+    `sampler='safe'` rounds `value` to a grid and adds discrete Gaussian noise (see "Floating-point noise" below)."""
     sigma = gaussian_sigma(sensitivity, epsilon, delta, method)
     v = np.array(value, dtype=float, copy=True)
     if not np.all(np.isfinite(v)): raise ValueError("value contains NaN or infinite entries")
+    if check_sampler(sampler) == 'safe':          # grid rounding charged to Δ₂; tiny slack for the float acceptance step
+        e_c, d_c = _safe_slack(epsilon, delta)
+        sigma = _grid_calibrated(lambda s: gaussian_sigma(s, e_c, d_c, method), check_positive(sensitivity, 'sensitivity'), v.size, 'l2')
+        return add_gaussian(v, sigma, rng, 'safe')
     return v + gaussian_noise(sigma, v.shape, rng, sampler)
 
 def gaussian_epsilon(sigma:float, sensitivity:float, delta:float) -> float:
@@ -304,3 +319,136 @@ class Budget:
     def __repr__(self):
         (se, sd), = [self.spent]
         return f"Budget({self.name}: epsilon {se:.4g}/{self.epsilon:.4g} spent, delta {sd:.3g}/{self.delta:.3g} spent)"
+
+# %% ../nbs/00_privacy.ipynb #5cd5dcc3
+def _bern_exp_frac(num, den, rng) -> np.ndarray:
+    "Exact Bernoulli(exp(-num/den)) for integer arrays 0 <= num <= den (Canonne, Kamath & Steinke 2020, Alg. 1, vectorised)."
+    num = np.asarray(num, dtype=np.int64)
+    den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
+    K = np.ones(num.shape, dtype=np.int64)
+    live = np.ones(num.shape, dtype=bool)
+    while live.any():
+        i = np.flatnonzero(live)
+        a = rng.integers(0, den[i] * K[i]) < num[i]             # Bernoulli(x / K), decided on integers
+        K[i[a]] += 1
+        live[i[~a]] = False
+    return (K % 2) == 1                                          # P(first failure at an odd K) = exp(-x)
+
+# %% ../nbs/00_privacy.ipynb #31c77798
+def _discrete_laplace(t:int, size:int, rng) -> np.ndarray:
+    "Exact discrete Laplace on the integers, P(k) ∝ exp(-|k|/t) for an integer t >= 1 (Canonne, Kamath & Steinke 2020, Alg. 2)."
+    t = int(t)
+    if not 1 <= t < 2**56: raise ValueError(f"t must be an integer in [1, 2^56), got {t}")
+    out = np.empty(int(size), dtype=np.int64); todo = np.arange(int(size))
+    while todo.size:
+        m = todo.size
+        U = rng.integers(0, t, size=m)                           # uniform on {0, ..., t-1}
+        keep = _bern_exp_frac(U, t, rng)                         # keep with probability exp(-U/t)
+        V = np.zeros(m, dtype=np.int64); go = keep.copy()        # V: Bernoulli(exp(-1)) successes before a failure
+        while go.any():
+            j = np.flatnonzero(go)
+            hit = _bern_exp_frac(np.ones(j.size, dtype=np.int64), 1, rng)
+            V[j[hit]] += 1; go[j[~hit]] = False
+        Y = U + t * V                                            # P(Y = y) ∝ exp(-y/t) on {0, 1, 2, ...}
+        B = rng.integers(0, 2, size=m).astype(bool)              # a sign; "-0" is rejected so that 0 is not counted twice
+        keep &= ~(B & (Y == 0))
+        out[todo[keep]] = np.where(B[keep], -Y[keep], Y[keep])
+        todo = todo[~keep]
+    return out
+
+# %% ../nbs/00_privacy.ipynb #85ed9bfb
+def _uniform_below(p, rng) -> np.ndarray:
+    "Bernoulli(p) for float p in [0, 1] against a 106-bit uniform: P(True) = floor(p 2^106) / 2^106 exactly."
+    p = np.asarray(p, dtype=float)
+    hi = np.floor(p * 2.0**53)                                   # first 53 bits of p (scaling by 2^53 is exact)
+    lo = np.floor((p * 2.0**53 - hi) * 2.0**53)                  # next 53 bits
+    u1 = rng.integers(0, 2**53, size=p.shape).astype(float)      # exact as doubles (< 2^53)
+    u2 = rng.integers(0, 2**53, size=p.shape).astype(float)
+    return (u1 < hi) | ((u1 == hi) & (u2 < lo))
+
+def _discrete_gaussian(sigma:int, size:int, rng) -> np.ndarray:
+    "Discrete Gaussian, P(k) ∝ exp(-k²/(2σ²)) for an integer σ >= 1 (Canonne, Kamath & Steinke 2020, Alg. 3; see the text for the float acceptance)."
+    s = int(sigma)
+    if not 1 <= s < 2**50: raise ValueError(f"sigma must be an integer in [1, 2^50), got {s}")
+    t = s + 1                                                    # floor(σ) + 1
+    out = np.empty(int(size), dtype=np.int64); todo = np.arange(int(size))
+    while todo.size:
+        Y = _discrete_laplace(t, todo.size, rng)                 # exact proposal
+        d = np.abs(Y).astype(float) - (s / t) * s                # |Y| - σ²/t  (|Y| < 2^53: the cast is exact)
+        acc = _uniform_below(np.exp(-d * d / (2.0 * s * s)), rng)
+        out[todo[acc]] = Y[acc]
+        todo = todo[~acc]
+    return out
+
+# %% ../nbs/00_privacy.ipynb #34b4d2d6
+_GRID_BITS = 40
+
+def safe_grid(scale:float) -> float:
+    "Grid step $g$ of the 'safe' sampler for a noise scale: the largest power of two <= scale · 2^-40 (public)."
+    s = check_positive(scale, 'scale')
+    return math.ldexp(1.0, math.frexp(s)[1] - 1 - _GRID_BITS)
+
+def _grid_units(scale):
+    "(g, the scale in grid units rounded UP to an integer): rounding up only adds noise."
+    g = safe_grid(scale)
+    return g, int(math.ceil(scale / g))
+
+def _safe_laplace(scale, size, rng):
+    g, t = _grid_units(scale)
+    n = 1 if size is None else int(np.prod(size))
+    return (_discrete_laplace(t, n, rng).astype(float) * g).reshape(() if size is None else size)
+
+def _safe_gaussian(sigma, size, rng):
+    g, s = _grid_units(sigma)
+    n = 1 if size is None else int(np.prod(size))
+    return (_discrete_gaussian(s, n, rng).astype(float) * g).reshape(() if size is None else size)
+
+SAMPLERS['safe'] = (_safe_laplace, _safe_gaussian)
+
+# %% ../nbs/00_privacy.ipynb #d3d331dd
+def _on_grid(v:np.ndarray, g:float, K:np.ndarray) -> np.ndarray:
+    "(rint(v/g) + K) · g with the sum in exact integer arithmetic, then converted to doubles (post-processing)."
+    with np.errstate(over='ignore'):
+        kv = np.rint(v / g)                                      # exact: g is a power of two
+    flat = kv.ravel()
+    if np.all(np.abs(flat) < 2.0**61):
+        return ((flat.astype(np.int64) + K).astype(float) * g).reshape(v.shape)
+    from fractions import Fraction                               # huge entries: Python integers, still exact
+    G = Fraction(g)
+    out = [float((round(Fraction(float(x)) / G) + int(k)) * G) for x, k in zip(v.ravel(), K)]
+    return np.array(out, dtype=float).reshape(v.shape)
+
+def add_laplace(value, scale:float, rng=None, sampler:str='numpy') -> np.ndarray:
+    """`value` + i.i.d. Laplace(`scale`) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(scale)`
+    and the sum is exact (the caller's Δ₁ must include `value.size * safe_grid(scale)`; `laplace_mech` does it).
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    b = check_positive(scale, 'scale')
+    v = np.array(value, dtype=float, copy=True)
+    if check_sampler(sampler) != 'safe': return v + laplace_noise(b, v.shape, rng, sampler)
+    g, t = _grid_units(b)
+    return _on_grid(v, g, _discrete_laplace(t, v.size, as_rng(rng)))
+
+def add_gaussian(value, sigma:float, rng=None, sampler:str='numpy') -> np.ndarray:
+    """`value` + i.i.d. N(0, `sigma`²) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(sigma)`
+    and the sum is exact (the caller's Δ₂ must include `sqrt(value.size) * safe_grid(sigma)`; `gaussian_mech` does it).
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    s = check_positive(sigma, 'sigma')
+    v = np.array(value, dtype=float, copy=True)
+    if check_sampler(sampler) != 'safe': return v + gaussian_noise(s, v.shape, rng, sampler)
+    g, k = _grid_units(s)
+    return _on_grid(v, g, _discrete_gaussian(k, v.size, as_rng(rng)))
+
+def _grid_calibrated(scale_of, sensitivity:float, m:int, norm:str) -> float:
+    "Noise scale when m entries are rounded to the grid first: Δ grows by m·g (L1) or √m·g (L2), g the grid of the final scale."
+    extra = float(m) if norm == 'l1' else math.sqrt(m)
+    s = scale_of(sensitivity)
+    for _ in range(64):
+        g = safe_grid(s)
+        s = scale_of(sensitivity + extra * g)
+        if safe_grid(s) <= g: return s                           # the grid actually used is no coarser than the one charged
+    raise ValueError(f"value has too many entries ({m}) for the 'safe' grid at this scale; release it in parts")
+
+def _safe_slack(epsilon:float, delta:float) -> tuple:
+    "The (ε, δ) the 'safe' Gaussian calibrates for: room for the float64 acceptance step (see text)."
+    e, d = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
+    return e - min(1e-12, e / 2), d - min(1e-9 * d + 1e-21, d / 2)
