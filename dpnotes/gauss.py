@@ -513,6 +513,8 @@ class ModipsGauss(GaussRelease):
                  sampler: str = 'numpy'):
         super().__init__(None, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
                          classes, class_sizes, count_share, sampler)
+        del self.p                                   # not a parameter here: the class attribute p = None (all features) applies
+    p = None
     def _projection(self, m, p, rng): return np.eye(m)
 
 class PCAGauss(GaussRelease):
