@@ -183,9 +183,10 @@ def row_norms(X) -> np.ndarray:
 
 def clip_rows(X, # (n, d) finite data
               radius: float, # rows longer than this are scaled back onto the sphere of this radius
+              copy: bool = True, # False: work in place on X (a float64 array the caller owns, e.g. a private copy)
              ) -> np.ndarray:
-    "Rows with L2 norm > radius scaled onto the sphere (direction kept at any finite magnitude); other rows unchanged. New array."
-    A = np.array(X, dtype=float, copy=True)
+    "Rows with L2 norm > radius scaled onto the sphere (direction kept at any finite magnitude); other rows unchanged."
+    A = np.array(X, dtype=float, copy=True) if copy else X
     r = row_norms(A)
     bad = np.flatnonzero(r > radius)
     if len(bad):
@@ -217,7 +218,7 @@ def jl_gaussian_release(X, # (n, d) data, array or DataFrame; rows with ||x|| <=
     if not sigma < 1e300:
         raise ValueError(f"epsilon = {epsilon:g}: the noise std sigma_1 cannot be represented in float64 (the release would be "
                          "+-inf); use a larger epsilon")
-    if clip: A = clip_rows(A, Z / 2)                               # a per-record map: neighbours stay neighbours
+    if clip: A = clip_rows(A, Z / 2, copy=False)        # A is our own copy (as_matrix)                               # a per-record map: neighbours stay neighbours
     elif np.any(row_norms(A) > Z / 2 * (1 + 1e-12)):               # a domain check on the declared bound (names no value)
         raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g}; rescale the data with public bounds or pass clip=True")
     rng = as_rng(rng)
