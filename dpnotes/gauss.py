@@ -283,7 +283,7 @@ class GaussRelease:
     def __init__(self, p: int = None, # reduced dimension (None = all features, only for the no-reduction model)
                  epsilon: float = 1.0, # total privacy budget (pure DP unless the PCA source is Analyze Gauss)
                  split=(0.3, 0.7), # budget fractions: (mean, covariance) [or (pca, mean, covariance)]
-                 task: str = 'unsupervised', # 'unsupervised' | 'regression' | 'classification'
+                 task: str = None, # 'unsupervised' | 'regression' | 'classification' | None: 'classification' if classes given, else 'unsupervised'
                  label_bound: float = 1.0, # a: regression labels must lie in [-a, a] (public bound)
                  release: str = 'upper', # 'upper' (symmetric, corrected) | 'full' (all p^2 entries, corrected)
                  published: bool = False, # the paper's Lemma 4/5 calibration (NOT DP for p >= 3)
@@ -304,18 +304,18 @@ class GaussRelease:
     def _validate(self, m):
         "All parameter checks, in one place. Returns (epsilon, p, budget fractions)."
         eps = check_epsilon(self.epsilon)
-        if self.task not in _TASKS: raise ValueError(f"task must be one of {_TASKS}, got {self.task!r}")
+        if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
         if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
         if self.release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {self.release!r}")
-        p = m if self.p is None else check_int(self.p, 'p')
+        p = self._default_p(m) if self.p is None else check_int(self.p, 'p')
         if p > m: raise ValueError(f"p (= {p}) must not exceed the number of features m (= {m})")
         fr = check_fractions(self._split_value(), 'split')
         if len(fr) != self._n_budgets: raise ValueError(f"split must have {self._n_budgets} fractions, got {len(fr)}")
         if np.any(fr <= 0): raise ValueError("split fractions must be > 0")
-        if self.task == 'regression': check_positive(self.label_bound, 'label_bound')
+        if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
         if not isinstance(self.class_renormalize, (bool, np.bool_)): raise TypeError(f"class_renormalize must be True or False, got {self.class_renormalize!r}")
         check_sampler(self.sampler)
-        if self.task == 'classification':
+        if self._task() == 'classification':
             _check_classes(self.classes)
             if self.class_sizes not in ('private', 'public'):
                 raise ValueError(f"class_sizes must be 'private' (noisy counts) or 'public' (the papers' assumption), got {self.class_sizes!r}")
@@ -326,7 +326,12 @@ class GaussRelease:
                 if c >= 1: raise ValueError(f"count_share must lie in (0, 1), got {c}")
         return eps, p, fr
 
+    def _task(self):
+        "The task as given, or (task=None) 'classification' when `classes` is given, else 'unsupervised'."
+        return self.task if self.task is not None else ('classification' if self.classes is not None else 'unsupervised')
+
     # --- hooks (overridden) -------------------------------------------------------------------------
+    def _default_p(self, m): return m
     def _split_value(self): return self.split
     def _budgets(self, eps, fr): return dict(pca=0.0, mu=eps * fr[0], cov=eps * fr[1])
     def _projection(self, m, p, rng): return haar_orthonormal(m, p, rng=rng)
@@ -342,6 +347,8 @@ class GaussRelease:
 def fit(self: GaussRelease, X, y=None, **kw):
     """Fit the DP model; spends `epsilon` in total. X: (n, m) array or DataFrame (n is public: replace-one neighbours);
     y: labels for supervised tasks (classification: values in the public `classes`)."""
+    if self.task is None and y is not None and self.classes is None:      # labels given, label set not: refuse
+        raise ValueError(_CLASSES_MSG + " (or pass task='regression' or task='unsupervised')")
     A, meta = _rows_view(X)
     n, m = A.shape
     eps, p, fr = self._validate(m)
@@ -349,7 +356,7 @@ def fit(self: GaussRelease, X, y=None, **kw):
     self.columns_ = meta.columns if (meta is not None and meta.kind == 'dataframe') else None
     self.y_name_ = y.name if isinstance(y, pd.Series) else None
     self.n_features_in_, self.p_ = m, p
-    if self.task == 'classification':
+    if self._task() == 'classification':
         self.classes_ = _check_classes(self.classes)
         codes = _label_codes(y, n, self.classes_)
         private = self.class_sizes == 'private'
@@ -361,7 +368,7 @@ def fit(self: GaussRelease, X, y=None, **kw):
     else:
         a = float(self.label_bound)
         b = self._budgets(eps, fr)
-        yy = _regression_labels(y, n, a) if self.task == 'regression' else None
+        yy = _regression_labels(y, n, a) if self._task() == 'regression' else None
         self.y_mean_, self._a_eff = 0.0, a
         if yy is not None and self.center_label:
             # DP label mean: |y| <= a, replace-one sensitivity 2a/n; clipped to [-a, a] (post-processing), then |y - ybar| <= 2a
@@ -459,7 +466,7 @@ def sample(self: GaussRelease, n: int,
     self._check_fitted()
     n = check_int(n, 'n')
     rng = self._rng_ if rng is None else as_rng(rng)
-    if self.task == 'classification':
+    if self._task() == 'classification':
         cnt = _split_counts(n, self.class_counts_)
         parts = [gaussian_sampler(mc, Sc, k, rng) for mc, Sc, k in zip(self.means_, self.covs_, cnt)]
         lab = np.repeat(self.classes_, cnt)
@@ -467,7 +474,7 @@ def sample(self: GaussRelease, n: int,
         Xs, ys = self._to_output(np.concatenate(parts)[perm], with_mean=False), lab[perm]
     else:
         S = gaussian_sampler(np.zeros(len(self.cov_)), self.cov_, n, rng)
-        if self.task == 'unsupervised': return self._wrap_X(self._to_output(S))
+        if self._task() == 'unsupervised': return self._wrap_X(self._to_output(S))
         Xs, ys = self._to_output(S[:, :-1]), S[:, -1] + self.y_mean_
     ys = pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys
     return self._wrap_X(Xs), ys
@@ -488,7 +495,7 @@ class RONGauss(GaussRelease):
     """RON-Gauss (Chanyaswad et al.): Alg. 3 (unsupervised), 4 (regression), 5 (classification, GMM).
     A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     _prefix = 'ron'
-    def __init__(self, p: int, epsilon: float = 1.0, split=(0.3, 0.7), task: str = 'unsupervised', label_bound: float = 1.0,
+    def __init__(self, p: int = None, epsilon: float = 1.0, split=(0.3, 0.7), task: str = None, label_bound: float = 1.0,
                  release: str = 'upper', published: bool = False, output: str = 'projected',
                  projection: str = 'haar', # 'haar' (default) or 'uniform_qr' (the paper's QR of a U(0,1) matrix)
                  rng=None, center_label: bool = True, class_renormalize: bool = False,
@@ -498,8 +505,8 @@ class RONGauss(GaussRelease):
         self.projection = projection
     def _validate(self, m):
         if self.projection not in ('haar', 'uniform_qr'): raise ValueError(f"projection must be 'haar' or 'uniform_qr', got {self.projection!r}")
-        if self.p is None: raise ValueError("p must be given for RON-Gauss")
         return super()._validate(m)
+    def _default_p(self, m): return min(m, 10)          # p=None: a fixed public rule, never a look at the data
     def _projection(self, m, p, rng):
         return (haar_orthonormal if self.projection == 'haar' else uniform_qr_orthonormal)(m, p, rng=rng)
 
@@ -507,7 +514,7 @@ class ModipsGauss(GaussRelease):
     """MODIPS-style Gaussian model without dimensionality reduction (the papers' 'Liu' baseline): W = I, same pre-processing.
     A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     _prefix = 'x'
-    def __init__(self, epsilon: float = 1.0, split=(0.3, 0.7), task: str = 'unsupervised', label_bound: float = 1.0,
+    def __init__(self, epsilon: float = 1.0, split=(0.3, 0.7), task: str = None, label_bound: float = 1.0,
                  release: str = 'upper', published: bool = False, output: str = 'original', rng=None, center_label: bool = True,
                  class_renormalize: bool = False, classes=None, class_sizes: str = 'private', count_share: float = 0.1,
                  sampler: str = 'numpy'):
@@ -521,7 +528,7 @@ class PCAGauss(GaussRelease):
     """PCA-Gauss (Chanyaswad et al.): Alg. 1 (pca='data', unsupervised), Alg. 2 (regression), Alg. 3 (classification, GMM).
     A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     _prefix = 'pc'
-    def __init__(self, p: int, epsilon: float = 1.0, split=None, task: str = 'unsupervised', label_bound: float = 1.0,
+    def __init__(self, p: int = None, epsilon: float = 1.0, split=None, task: str = None, label_bound: float = 1.0,
                  release: str = 'upper', published: bool = False, output: str = 'projected',
                  pca: str = 'lap', # 'lap' | 'analyze_gauss' | 'public' (fit(..., X_public=...)) | 'data' (Alg. 1)
                  delta: float = 1e-5, # only for pca='analyze_gauss'
@@ -530,13 +537,13 @@ class PCAGauss(GaussRelease):
         super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
                          classes, class_sizes, count_share, sampler)
         self.pca, self.delta = pca, delta
+    def _default_p(self, m): return min(m, 10)          # p=None: a fixed public rule, never a look at the data
     @property
     def _n_budgets(self): return 3 if self.pca in ('lap', 'analyze_gauss') else 2
     def _validate(self, m):
         if self.pca not in ('lap', 'analyze_gauss', 'public', 'data'): raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {self.pca!r}")
-        if self.p is None: raise ValueError("p must be given for PCA-Gauss")
         if self.pca == 'data':
-            if self.task != 'unsupervised': raise ValueError("pca='data' (Alg. 1) is only for task='unsupervised'")
+            if self._task() != 'unsupervised': raise ValueError("pca='data' (Alg. 1) is only for task='unsupervised'")
             if self.output == 'original': raise ValueError("pca='data': the eigenvectors are not private, samples exist only in PCA coordinates")
         if self.pca == 'analyze_gauss': check_delta(self.delta, allow_zero=False)
         return super()._validate(m)
@@ -579,7 +586,7 @@ class IdentityRelease:
     A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     released_attributes = ('rows_', 'labels_')
     public_attributes = ('R_', 'sensitivity_', 'n_features_in_', 'columns_', 'y_name_', 'classes_', 'budget_')
-    def __init__(self, k: int, epsilon: float = 1.0, task: str = 'unsupervised', label_bound: float = 1.0,
+    def __init__(self, k: int, epsilon: float = 1.0, task: str = None, label_bound: float = 1.0,
                  basis: str = 'bernoulli', # 'bernoulli' (Li et al.) | 'pca' (Jiang et al.; public rows via fit(..., X_public=))
                  output: str = 'projected',
                  rng=None, # None (fresh entropy: releases) | int seed (tests, teaching) | Generator
@@ -596,12 +603,12 @@ class IdentityRelease:
         eps = check_epsilon(self.epsilon)
         k = check_int(self.k, 'k')
         if k > m: raise ValueError(f"k (= {k}) must not exceed the number of features m (= {m})")
-        if self.task not in _TASKS: raise ValueError(f"task must be one of {_TASKS}, got {self.task!r}")
+        if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
         if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
         if self.basis not in ('bernoulli', 'pca'): raise ValueError(f"basis must be 'bernoulli' or 'pca', got {self.basis!r}")
         check_sampler(self.sampler)
-        if self.task == 'regression': check_positive(self.label_bound, 'label_bound')
-        if self.task == 'classification':
+        if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
+        if self._task() == 'classification':
             _check_classes(self.classes)
             if self.class_sizes not in ('private', 'public'):
                 raise ValueError(f"class_sizes must be 'private' or 'public', got {self.class_sizes!r}")
@@ -609,11 +616,17 @@ class IdentityRelease:
             if self.class_sizes == 'private' and s >= 1: raise ValueError(f"label_share must lie in (0, 1), got {s}")
         return eps, k
 
+    def _task(self):
+        "The task as given, or (task=None) 'classification' when `classes` is given, else 'unsupervised'."
+        return self.task if self.task is not None else ('classification' if self.classes is not None else 'unsupervised')
+
 # %% ../nbs/21_gaussian_release.ipynb #e90952e4
 @patch
 def fit(self: IdentityRelease, X, y=None, X_public=None):
     """Release the noisy projected rows (epsilon-DP, replace-one, n public). Classification: labels by K-ary randomised
     response (default) or exact (class_sizes='public', the papers' setting: labels are then NOT protected)."""
+    if self.task is None and y is not None and self.classes is None:      # labels given, label set not: refuse
+        raise ValueError(_CLASSES_MSG + " (or pass task='regression' or task='unsupervised')")
     A, meta = as_matrix(X)
     n, m = A.shape
     eps, k = self._validate(m)
@@ -630,13 +643,13 @@ def fit(self: IdentityRelease, X, y=None, X_public=None):
     self.R_, self.n_features_in_ = R, m
     self.columns_ = meta.columns if meta.kind == 'dataframe' else None
     self.y_name_ = y.name if isinstance(y, pd.Series) else None
-    if self.task == 'regression':
+    if self._task() == 'regression':
         a = float(self.label_bound)
         lab = _regression_labels(y, n, a)
         out = _laplace(np.c_[Y, lab], dx + 2 * a, eps, rng, self.sampler, 'the rows')
         self.rows_, self.labels_ = out[:, :-1], out[:, -1]
         self.budget_ = dict(rows=eps)
-    elif self.task == 'classification':
+    elif self._task() == 'classification':
         self.classes_ = _check_classes(self.classes)
         codes = _label_codes(y, n, self.classes_)
         if self.class_sizes == 'public':
@@ -673,7 +686,7 @@ def sample(self: IdentityRelease, n: int = None,
     N = len(self.rows_)
     idx = rng.permutation(N) if n is None or n == N else rng.integers(0, N, size=check_int(n, 'n'))
     X = self._out(self.rows_[idx])
-    if self.task == 'unsupervised': return X
+    if self._task() == 'unsupervised': return X
     ys = self.labels_[idx]
     return X, (pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys)
 
