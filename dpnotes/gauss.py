@@ -136,9 +136,11 @@ def _sym_noise(q, scale, rng, sampler, kind='laplace'):
 
 def _clip_rows(Z, r):
     "Rows scaled down onto the ball of radius r where rounding put them a hair outside (a per-row map). New array."
-    nz = np.linalg.norm(Z, axis=1)
-    f = np.where(nz > r, r / np.where(nz > 0, nz, 1.0), 1.0)
-    return Z * f[:, None]
+    nz = np.sqrt(np.einsum('ij,ij->i', Z, Z))
+    over = nz > r
+    if not over.any(): return Z
+    Z = np.array(Z, dtype=float, copy=True); Z[over] *= (r / nz[over])[:, None]
+    return Z
 
 def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected features)
                           epsilon: float, y=None, # optional labels in [-label_bound, label_bound] (augmented matrix, Lemma 5)
