@@ -9,44 +9,84 @@ Docs: https://dpnotes.github.io/dpnotes/gaussian_release.html.md"""
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions,
-                             as_matrix, laplace_mech)
+from fastcore.basics import patch
+from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions, check_sampler,
+                             as_matrix, laplace_mech, laplace_noise, gaussian_noise, gaussian_sigma)
 from .covariance import (mean_l1_sensitivity, cov_l1_sensitivity, cov_upper_l1_sensitivity,
                                 aug_cov_l1_sensitivity, aug_cov_upper_l1_sensitivity, pca_eig_l1_sensitivity,
-                                symmetric_noise, psd_project, analyze_gauss, normalize_rows)
+                                sym_from_upper, gram_l2_sensitivity, symmetric_noise, psd_project, analyze_gauss, normalize_rows)
 from .dfm import haar_orthonormal, uniform_qr_orthonormal
 
 # %% auto #0
-__all__ = ['ron_preprocess_project', 'preprocess_rows', 'clip_to_ball', 'center_project', 'release_second_moment',
-           'gaussian_sampler', 'top_eigvecs', 'pca_basis', 'GaussRelease', 'RONGauss', 'ModipsGauss', 'PCAGauss',
-           'IdentityRelease']
+__all__ = ['unit_rows', 'ron_preprocess_project', 'preprocess_rows', 'clip_to_ball', 'center_project', 'release_second_moment',
+           'gaussian_sampler', 'top_eigvecs', 'pca_basis', 'class_sum_sensitivity', 'GaussRelease', 'RONGauss',
+           'ModipsGauss', 'PCAGauss', 'IdentityRelease']
 
 # %% ../nbs/21_gaussian_release.ipynb #5fc5676e
+_HUGE_NOISE = 1e300    # Laplace/Gaussian draws of a larger scale can overflow float64
+
 def _rows_view(X, name='X'):
     "Float64 2-D array without copying when possible (never written to); other inputs go through `as_matrix`."
     if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and X.size:
         return X, None
     return as_matrix(X, name)
 
-def _sq_norms(A):
+def _row_scales(A):
+    """Row norms without overflow or underflow: `(inv, idx, U)`. `inv[i]` = 1/||x_i|| for ordinary rows (0 for zero rows
+    and for the rows listed in `idx`); `idx` = rows whose squared norm overflows (entries >~ 1e154) or underflows
+    (entries <~ 1e-150); `U` = their unit vectors, computed after dividing the row by its largest |entry|."""
     s = np.einsum('ij,ij->i', A, A)
-    if not np.all(np.isfinite(s)):
-        raise ValueError(f"X contains NaN or infinite values (in {int((~np.isfinite(s)).sum())} rows)")
-    return s
+    odd = ~np.isfinite(s) | ((s < 1e-280) & (s > 0))
+    z = np.flatnonzero(s == 0)
+    if len(z): odd[z[np.any(A[z] != 0, axis=1)]] = True             # all squares underflowed to 0
+    idx = np.flatnonzero(odd)
+    inv = np.zeros(len(A))
+    ok = ~odd & (s > 0)
+    inv[ok] = 1.0 / np.sqrt(s[ok])
+    if not len(idx): return inv, idx, np.zeros((0, A.shape[1]))
+    B = A[idx]
+    a = np.max(np.abs(B), axis=1)
+    if not np.all(np.isfinite(a)):                                    # domain check: rows must be finite real vectors
+        raise ValueError("X contains NaN or infinite values: the data domain is finite real rows")
+    B = B / a[:, None]
+    return inv, idx, B / np.linalg.norm(B, axis=1, keepdims=True)
+
+def unit_rows(X) -> np.ndarray:
+    "Every row scaled to L2 norm 1 (zero rows stay zero), safe for any finite magnitude (1e300 or 1e-300). New array."
+    A, _ = _rows_view(X)
+    inv, idx, U = _row_scales(A)
+    out = A * inv[:, None]
+    out[idx] = U
+    return out
+
+def _noise_scale(sensitivity, epsilon, what):
+    "Laplace scale b = sensitivity / epsilon, refused with a clear error when it is 0 or would overflow float64."
+    with np.errstate(over='ignore', divide='ignore'): b = float(np.float64(sensitivity) / np.float64(epsilon))
+    if not (0 < b < _HUGE_NOISE):
+        raise ValueError(f"epsilon: the budget {epsilon:g} spent on {what} gives a noise scale {b:g} that float64 cannot "
+                         "hold (the noise would be +-inf or 0); use a larger (or finite, smaller) epsilon")
+    return b
+
+def _laplace(value, sensitivity, epsilon, rng, sampler, what):
+    "`value` + i.i.d. Laplace(sensitivity / epsilon) noise drawn by the named sampler (a new array)."
+    v = np.asarray(value, dtype=float)
+    return v + laplace_noise(_noise_scale(sensitivity, epsilon, what), v.shape, rng, sampler)
 
 def ron_preprocess_project(X, # (n, m) data, any scale
                            W, # (m, p) projection with orthonormal columns (or None: identity)
                            epsilon_mu: float, # budget of the DP mean
-                           rng=None, chunk: int = 65536,
+                           rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
+                           chunk: int = 65536,
+                           sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                           ) -> tuple:
-    "RON-Gauss Alg. 1 + 2: returns (Z = rows W^T xbar, (n, p); mu_dp, (m,)). Spends epsilon_mu (Laplace, Lemma 2)."
+    """RON-Gauss Alg. 1 + 2: returns (Z = rows W^T xbar, (n, p); mu_dp, (m,)). Spends epsilon_mu (Laplace, Lemma 2).
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     A, _ = _rows_view(X)
     n, m = A.shape
     rng = as_rng(rng)
-    inv = _sq_norms(A)
-    np.sqrt(inv, out=inv)
-    inv = np.divide(1.0, inv, out=np.zeros_like(inv), where=inv > 0)           # 1/||x|| (0 for zero rows)
-    mu = laplace_mech((inv @ A) / n, mean_l1_sensitivity(m, n), check_epsilon(epsilon_mu, 'epsilon_mu'), rng=rng)
+    inv, idx, U = _row_scales(A)
+    total = inv @ A + U.sum(0)
+    mu = _laplace(total / n, mean_l1_sensitivity(m, n), check_epsilon(epsilon_mu, 'epsilon_mu'), rng, sampler, 'the mean')
     if W is None: W = np.eye(m)
     p = W.shape[1]
     Wmu, mu2 = mu @ W, float(mu @ mu)
@@ -58,12 +98,15 @@ def ron_preprocess_project(X, # (n, m) data, any scale
         c2 = (ic > 0) - 2.0 * (Ac @ mu) * ic + mu2
         c = np.sqrt(np.maximum(c2, 0.0))
         Z[s:e] = np.divide(Zc, c[:, None], out=np.zeros_like(Zc), where=c[:, None] > 1e-12)
+    if len(idx):                                   # rows of extreme magnitude: the same map from their unit vectors
+        Zc = U @ W - Wmu
+        c = np.sqrt(np.maximum(1.0 - 2.0 * (U @ mu) + mu2, 0.0))
+        Z[idx] = np.divide(Zc, c[:, None], out=np.zeros_like(Zc), where=c[:, None] > 1e-12)
     return Z, mu
 
 def preprocess_rows(X, mu) -> np.ndarray:
     "Alg. 1's row map with a given (released) mean: normalise, subtract mu, normalise again. New array."
-    Xn = normalize_rows(X)
-    return normalize_rows(Xn - np.asarray(mu, float))
+    return unit_rows(unit_rows(X) - np.asarray(mu, float))
 
 def clip_to_ball(v, radius: float = 1.0) -> np.ndarray:
     "v scaled down onto the ball of the given radius if it lies outside (post-processing of a released vector). New array."
@@ -73,32 +116,54 @@ def clip_to_ball(v, radius: float = 1.0) -> np.ndarray:
 def center_project(X, # (n, m) rows of one class, any scale
                    W, # (m, p) projection with orthonormal columns
                    epsilon_mu: float, # budget of the DP class mean
-                   rng=None) -> tuple:
-    "Scale-consistent class rows: (Z = rows W^T(x/||x|| - mu), (n, p); mu, (m,)), mu = DP mean clipped to the unit ball; ||z|| <= 2."
-    A, _ = _rows_view(X)
-    n, m = A.shape
-    inv = np.sqrt(_sq_norms(A))
-    inv = np.divide(1.0, inv, out=np.zeros_like(inv), where=inv > 0)
-    mu = laplace_mech((inv @ A) / n, mean_l1_sensitivity(m, n), check_epsilon(epsilon_mu, 'epsilon_mu'), rng=as_rng(rng))
+                   rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
+                   sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                  ) -> tuple:
+    """Scale-consistent class rows: (Z = rows W^T(x/||x|| - mu), (n, p); mu, (m,)), mu = DP mean clipped to the unit ball;
+    ||z|| <= 2. The class size n is treated as public. A fixed integer `rng` is for tests and teaching; a release should
+    use fresh entropy (`rng=None`, the default)."""
+    U = unit_rows(X)
+    n, m = U.shape
+    mu = _laplace(U.mean(0), mean_l1_sensitivity(m, n), check_epsilon(epsilon_mu, 'epsilon_mu'), as_rng(rng), sampler, 'the class mean')
     mu = clip_to_ball(mu)                                                      # post-processing: ||mu|| <= 1
-    return (A @ W) * inv[:, None] - mu @ W, mu
+    return (U - mu) @ W, mu
 
 # %% ../nbs/21_gaussian_release.ipynb #c02368f7
+def _sym_noise(q, scale, rng, sampler, kind='laplace'):
+    "Symmetric (q, q) noise: i.i.d. draws on and above the diagonal (Laplace(scale) or N(0, scale^2)), mirrored."
+    draw = laplace_noise if kind == 'laplace' else gaussian_noise
+    return sym_from_upper(draw(scale, q * (q + 1) // 2, rng, sampler), q)
+
+def _clip_rows(Z, r):
+    "Rows scaled down onto the ball of radius r where rounding put them a hair outside (a per-row map). New array."
+    nz = np.sqrt(np.einsum('ij,ij->i', Z, Z))
+    over = nz > r
+    if not over.any(): return Z
+    Z = np.array(Z, dtype=float, copy=True); Z[over] *= (r / nz[over])[:, None]
+    return Z
+
 def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected features)
                           epsilon: float, y=None, # optional labels in [-label_bound, label_bound] (augmented matrix, Lemma 5)
-                          label_bound: float = 1.0, release: str = 'upper', published: bool = False, rng=None,
+                          label_bound: float = 1.0, release: str = 'upper', published: bool = False,
+                          rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
                           row_norm: float = 1.0, # public bound r on the row norms; sensitivities scale by r^2 (and r*a)
+                          sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                          clip: bool = False, # scale rows longer than row_norm back onto the ball instead of raising
                          ) -> np.ndarray:
-    "epsilon-DP (augmented) second moment $\\frac1n\\sum z_iz_i^\\top$ of rows with norm <= row_norm; symmetric, not yet PSD."
+    """epsilon-DP (augmented) second moment $\\frac1n\\sum z_iz_i^\\top$ of rows with norm <= row_norm; symmetric, not yet PSD.
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     epsilon = check_epsilon(epsilon, 'epsilon_cov'); rng = as_rng(rng); r = check_positive(row_norm, 'row_norm')
     if release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {release!r}")
+    check_sampler(sampler)
+    Z = np.asarray(Z, float)
     n, p = Z.shape
-    big = np.sqrt(_sq_norms(Z)).max()
-    if big > r * (1 + 1e-9): raise ValueError(f"rows of Z must have norm <= row_norm = {r} (max {big:.6g}): the sensitivity would not hold")
+    if clip: Z = _clip_rows(Z, r)
+    elif np.linalg.norm(Z, axis=1).max() > r * (1 + 1e-9):
+        raise ValueError(f"rows of Z must have norm <= row_norm = {r}: the sensitivity would not hold (or pass clip=True)")
     if y is not None:
         a = check_positive(label_bound, 'label_bound')
         y = np.asarray(y, float).reshape(-1)
-        if np.any(np.abs(y) > a): raise ValueError(f"labels must lie in [-label_bound, label_bound] = [-{a}, {a}]; max |y| = {np.abs(y).max():.4g}")
+        if not np.all(np.abs(y) <= a): raise ValueError(f"labels must lie in [-label_bound, label_bound] = [-{a}, {a}]")
         Z = np.c_[Z, y]
         full, upper, pub = (aug_cov_l1_sensitivity(p, n, a, r), aug_cov_upper_l1_sensitivity(p, n, a, r),
                             aug_cov_l1_sensitivity(p, n, a, r, published=True))
@@ -106,13 +171,16 @@ def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected feat
         full, upper, pub = cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r), cov_l1_sensitivity(p, n, r, published=True)
     M = Z.T @ Z / n
     q = M.shape[0]
-    if published: return M + rng.laplace(0.0, pub / epsilon, (q, q))
-    if release == 'upper': return M + symmetric_noise(q, upper / epsilon, rng, kind='laplace')
-    E = rng.laplace(0.0, full / epsilon, (q, q))
+    if published: return M + laplace_noise(_noise_scale(pub, epsilon, 'the covariance'), (q, q), rng, sampler)
+    if release == 'upper': return M + _sym_noise(q, _noise_scale(upper, epsilon, 'the covariance'), rng, sampler)
+    E = laplace_noise(_noise_scale(full, epsilon, 'the covariance'), (q, q), rng, sampler)
     return M + (E + E.T) / 2
 
-def gaussian_sampler(mean, cov, n: int, rng=None) -> np.ndarray:
-    "n draws from N(mean, psd_project(cov)) (eigen-factorisation; cov need not be PSD)."
+def gaussian_sampler(mean, cov, n: int,
+                     rng=None, # None (fresh entropy) | int seed (tests, teaching) | Generator
+                    ) -> np.ndarray:
+    """n draws from N(mean, psd_project(cov)) (eigen-factorisation; cov need not be PSD). Post-processing of a released model.
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     rng = as_rng(rng); cov = np.asarray(cov, float)
     w, V = np.linalg.eigh((cov + cov.T) / 2)
     L = V * np.sqrt(np.maximum(w, 0.0))
@@ -131,13 +199,20 @@ def top_eigvecs(M, # symmetric (m, m) matrix, e.g. a noisy second moment
     return V[:, np.argsort(w)[::-1][:p]]
 
 def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
-              p: int, source: str = 'lap', epsilon: float = None, delta: float = None, rng=None) -> np.ndarray:
-    "Top-p principal directions of the rows `Xb` from 'lap' (eps-DP), 'analyze_gauss' ((eps, delta)-DP) or 'public'/'data' (no noise)."
+              p: int, source: str = 'lap', epsilon: float = None, delta: float = None,
+              rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
+              sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+             ) -> np.ndarray:
+    """Top-p principal directions of the rows `Xb` from 'lap' (eps-DP), 'analyze_gauss' ((eps, delta)-DP) or 'public'/'data'
+    (no noise). A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     n, m = Xb.shape
+    rng = as_rng(rng)
     if source == 'lap':
-        M = Xb.T @ Xb / n + symmetric_noise(m, cov_upper_l1_sensitivity(m, n) / check_epsilon(epsilon, 'epsilon_pca'), rng, 'laplace')
-    elif source == 'analyze_gauss':
-        M = analyze_gauss(Xb, check_epsilon(epsilon, 'epsilon_pca'), delta, rng=rng, clip=True)
+        b = _noise_scale(cov_upper_l1_sensitivity(m, n), check_epsilon(epsilon, 'epsilon_pca'), 'the PCA')
+        M = Xb.T @ Xb / n + _sym_noise(m, b, rng, sampler)
+    elif source == 'analyze_gauss':       # Analyze Gauss: rows of norm <= 1, upper triangle L2 sensitivity sqrt(2)
+        sigma = gaussian_sigma(gram_l2_sensitivity(1.0), check_epsilon(epsilon, 'epsilon_pca'), delta)
+        M = _clip_rows(Xb, 1.0).T @ _clip_rows(Xb, 1.0) + _sym_noise(m, _noise_scale(sigma, 1.0, 'the PCA'), rng, sampler, 'gaussian')
     elif source in ('public', 'data'):
         M = Xb.T @ Xb
     else: raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {source!r}")
@@ -145,205 +220,332 @@ def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
 
 # %% ../nbs/21_gaussian_release.ipynb #934a3866
 _TASKS = ('unsupervised', 'regression', 'classification')
+_CLASSES_MSG = "classes: pass the public list of label values, e.g. classes=[0, 1]"
 
-def _labels_array(y, n, task, a):
-    if y is None: raise ValueError(f"task={task!r} needs y")
+def _check_classes(classes):
+    "The public label list as a 1-D array (a check of a public input: it may raise)."
+    if classes is None: raise ValueError(_CLASSES_MSG)
+    if isinstance(classes, (str, bytes)) or np.ndim(classes) != 1: raise TypeError(f"{_CLASSES_MSG} (a list, got {classes!r})")
+    c = np.asarray(list(classes))
+    if len(c) < 2: raise ValueError(f"classes: classification needs at least two label values, got {c.tolist()}")
+    if len(pd.unique(c)) != len(c): raise ValueError(f"classes: the label values must be distinct, got {c.tolist()}")
+    return c
+
+def _label_codes(y, n, classes):
+    """Codes 0..K-1 of the labels in the public `classes`. A label outside `classes` (or missing) is outside the declared
+    data domain and is refused: a domain check on a public input, not a data-dependent branch of the mechanism.
+    The message names no private value."""
+    if y is None: raise ValueError("task='classification' needs y")
     if isinstance(y, pd.DataFrame): raise TypeError("y must be 1-D (array or Series), got a DataFrame")
     arr = np.asarray(y)
     if arr.ndim != 1 or len(arr) != n: raise ValueError(f"y must be 1-D with {n} entries, got shape {arr.shape}")
-    if task == 'regression':
-        try: arr = arr.astype(float)
-        except (TypeError, ValueError): raise TypeError("y must be numeric for task='regression'") from None
-        if not np.all(np.isfinite(arr)): raise ValueError("y contains NaN or infinite values")
-        if np.any(np.abs(arr) > a): raise ValueError(f"y must lie in [-label_bound, label_bound] = [-{a}, {a}] (max |y| = {np.abs(arr).max():.4g}); rescale it with public bounds")
-    else:
-        if pd.isna(arr).any(): raise ValueError("y contains missing labels")
-        cls, cnt = np.unique(arr, return_counts=True)
-        if len(cls) < 2: raise ValueError("classification needs at least two classes in y")
-        if cnt.min() < 2: raise ValueError(f"every class needs >= 2 rows; class {cls[cnt.argmin()]!r} has {cnt.min()}")
+    codes = pd.Index(classes).get_indexer(pd.Index(arr))
+    if np.any(codes < 0):
+        raise ValueError(f"y has labels outside classes={pd.Index(classes).tolist()} (or missing labels): the data must lie in the declared "
+                         "domain; add the value to classes or fix the data")
+    return codes
+
+def _regression_labels(y, n, a):
+    "Regression labels as floats in [-a, a]; outside the declared bound is refused (a domain check; no private value in the message)."
+    if y is None: raise ValueError("task='regression' needs y")
+    if isinstance(y, pd.DataFrame): raise TypeError("y must be 1-D (array or Series), got a DataFrame")
+    arr = np.asarray(y)
+    if arr.ndim != 1 or len(arr) != n: raise ValueError(f"y must be 1-D with {n} entries, got shape {arr.shape}")
+    try: arr = arr.astype(float)
+    except (TypeError, ValueError): raise TypeError("y must be numeric for task='regression'") from None
+    if not np.all(np.abs(arr) <= a):
+        raise ValueError(f"y must lie in [-label_bound, label_bound] = [-{a}, {a}] (NaN refused); rescale it with public bounds")
     return arr
 
 def _split_counts(n, weights):
-    "Integer counts summing to n, proportional to weights (largest remainder)."
-    w = np.asarray(weights, float) / np.sum(weights)
+    "Integer counts summing to n, proportional to the (released, non-negative) weights; uniform if they are all 0."
+    w = np.maximum(np.asarray(weights, float), 0.0)
+    w = w / w.sum() if w.sum() > 0 else np.full(len(w), 1.0 / len(w))
     base = np.floor(n * w).astype(int)
     base[np.argsort(n * w - base)[::-1][: n - base.sum()]] += 1
     return base
 
+def class_sum_sensitivity(p: int, # dimension of the rows z
+                          row_norm: float = 1.0, # bound r on ||z||
+                          release: str = 'upper', # 'upper' (upper triangle incl. diagonal) or 'full' (all p^2 entries)
+                         ) -> float:
+    """L1 sensitivity of the per-class sums $(\\sum_{i\\in c} z_iz_i^\\top)_c$ released together, when one labelled row is replaced
+    (its label may change): max(within-class change, removal from one class + addition to another) = $(p+1)r^2$ ('upper') or $2pr^2$ ('full')."""
+    p = check_int(p, 'p'); r2 = check_positive(row_norm, 'row_norm') ** 2
+    if release == 'upper': return max(cov_upper_l1_sensitivity(p, 1, 1.0), p + 1.0) * r2
+    if release == 'full': return max(cov_l1_sensitivity(p, 1, 1.0), 2.0 * p) * r2
+    raise ValueError(f"release must be 'upper' or 'full', got {release!r}")
+
 class GaussRelease:
-    "DP Gaussian (mixture) generative model on normalised, projected rows; subclasses choose the projection."
+    """DP Gaussian (mixture) generative model on normalised, projected rows; subclasses choose the projection.
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     _prefix, _n_budgets = 'z', 2
+    released_attributes = ('W_', 'mu_', 'cov_', 'means_', 'covs_', 'class_counts_', 'y_mean_')
+    public_attributes = ('classes_', 'n_features_in_', 'p_', 'columns_', 'y_name_', 'budget_')
     def __init__(self, p: int = None, # reduced dimension (None = all features, only for the no-reduction model)
                  epsilon: float = 1.0, # total privacy budget (pure DP unless the PCA source is Analyze Gauss)
                  split=(0.3, 0.7), # budget fractions: (mean, covariance) [or (pca, mean, covariance)]
-                 task: str = 'unsupervised', # 'unsupervised' | 'regression' | 'classification'
+                 task: str = None, # 'unsupervised' | 'regression' | 'classification' | None: 'classification' if classes given, else 'unsupervised'
                  label_bound: float = 1.0, # a: regression labels must lie in [-a, a] (public bound)
                  release: str = 'upper', # 'upper' (symmetric, corrected) | 'full' (all p^2 entries, corrected)
                  published: bool = False, # the paper's Lemma 4/5 calibration (NOT DP for p >= 3)
                  output: str = 'projected', # 'projected' (p columns) | 'original' (map back with W, caller's columns)
-                 rng=None,
+                 rng=None, # None (fresh entropy: releases) | int seed (tests, teaching) | Generator
                  center_label: bool = True, # regression: centre y by a DP label mean (20% of the mean budget); False = paper
                  class_renormalize: bool = False, # classification: re-normalise centred class rows (paper's Alg. 5; scale-inconsistent)
+                 classes=None, # classification: the PUBLIC list of label values (required; never read from the data)
+                 class_sizes: str = 'private', # 'private' (noisy counts, charged) | 'public' (the papers' assumption: exact, NOT protected)
+                 count_share: float = 0.1, # classification with private class sizes: fraction of epsilon for the counts
+                 sampler: str = 'numpy', # noise sampler for every draw, see `dpnotes.privacy.SAMPLERS`
                 ):
         self.p, self.epsilon, self.split, self.task, self.label_bound = p, epsilon, split, task, label_bound
         self.release, self.published, self.output, self.rng, self.center_label = release, published, output, rng, center_label
-        self.class_renormalize = class_renormalize
+        self.class_renormalize, self.classes, self.class_sizes, self.count_share, self.sampler = (
+            class_renormalize, classes, class_sizes, count_share, sampler)
 
     def _validate(self, m):
         "All parameter checks, in one place. Returns (epsilon, p, budget fractions)."
         eps = check_epsilon(self.epsilon)
-        if self.task not in _TASKS: raise ValueError(f"task must be one of {_TASKS}, got {self.task!r}")
+        if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
         if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
         if self.release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {self.release!r}")
-        p = m if self.p is None else check_int(self.p, 'p')
+        p = self._default_p(m) if self.p is None else check_int(self.p, 'p')
         if p > m: raise ValueError(f"p (= {p}) must not exceed the number of features m (= {m})")
         fr = check_fractions(self._split_value(), 'split')
         if len(fr) != self._n_budgets: raise ValueError(f"split must have {self._n_budgets} fractions, got {len(fr)}")
         if np.any(fr <= 0): raise ValueError("split fractions must be > 0")
-        if self.task == 'regression': check_positive(self.label_bound, 'label_bound')
+        if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
         if not isinstance(self.class_renormalize, (bool, np.bool_)): raise TypeError(f"class_renormalize must be True or False, got {self.class_renormalize!r}")
+        check_sampler(self.sampler)
+        if self._task() == 'classification':
+            _check_classes(self.classes)
+            if self.class_sizes not in ('private', 'public'):
+                raise ValueError(f"class_sizes must be 'private' (noisy counts) or 'public' (the papers' assumption), got {self.class_sizes!r}")
+            if self.published and self.class_sizes != 'public':
+                raise ValueError("published=True reproduces the paper, which treats class sizes as public: pass class_sizes='public'")
+            if self.class_sizes == 'private':
+                c = check_positive(self.count_share, 'count_share')
+                if c >= 1: raise ValueError(f"count_share must lie in (0, 1), got {c}")
         return eps, p, fr
 
+    def _task(self):
+        "The task as given, or (task=None) 'classification' when `classes` is given, else 'unsupervised'."
+        return self.task if self.task is not None else ('classification' if self.classes is not None else 'unsupervised')
+
     # --- hooks (overridden) -------------------------------------------------------------------------
+    def _default_p(self, m): return m
     def _split_value(self): return self.split
     def _budgets(self, eps, fr): return dict(pca=0.0, mu=eps * fr[0], cov=eps * fr[1])
     def _projection(self, m, p, rng): return haar_orthonormal(m, p, rng=rng)
     def _global(self, A, p, b, rng, **kw):
         "Unsupervised / regression: (Z, mu, W)."
         W = self._projection(A.shape[1], p, rng)
-        Z, mu = ron_preprocess_project(A, W, b['mu'], rng)
+        Z, mu = ron_preprocess_project(A, W, b['mu'], rng, sampler=self.sampler)
         return Z, mu, W
     def _class_basis(self, A, p, b, rng, **kw): return self._projection(A.shape[1], p, rng)
 
-    def fit(self, X, y=None, **kw):
-        "Fit the DP model; spends `epsilon` in total. X: (n, m) array or DataFrame; y: labels for supervised tasks."
-        A, meta = _rows_view(X)
-        n, m = A.shape
-        eps, p, fr = self._validate(m)
-        rng = as_rng(self.rng)
-        self.columns_ = meta.columns if (meta is not None and meta.kind == 'dataframe') else None
-        self.y_name_ = y.name if isinstance(y, pd.Series) else None
-        self.n_features_in_, self.p_ = m, p
-        b = self._budgets(eps, fr)
+# %% ../nbs/21_gaussian_release.ipynb #840a96e6
+@patch
+def fit(self: GaussRelease, X, y=None, **kw):
+    """Fit the DP model; spends `epsilon` in total. X: (n, m) array or DataFrame (n is public: replace-one neighbours);
+    y: labels for supervised tasks (classification: values in the public `classes`)."""
+    if self.task is None and y is not None and self.classes is None:      # labels given, label set not: refuse
+        raise ValueError(_CLASSES_MSG + " (or pass task='regression' or task='unsupervised')")
+    A, meta = _rows_view(X)
+    n, m = A.shape
+    eps, p, fr = self._validate(m)
+    rng = as_rng(self.rng)
+    self.columns_ = meta.columns if (meta is not None and meta.kind == 'dataframe') else None
+    self.y_name_ = y.name if isinstance(y, pd.Series) else None
+    self.n_features_in_, self.p_ = m, p
+    if self._task() == 'classification':
+        self.classes_ = _check_classes(self.classes)
+        codes = _label_codes(y, n, self.classes_)
+        private = self.class_sizes == 'private'
+        b = self._budgets(eps * (1 - self.count_share) if private else eps, fr)
+        if private: b['count'] = eps * self.count_share
+        self.W_ = self._class_basis(A, p, b, rng, **kw)
+        (self._fit_classes_private if private else self._fit_classes_public)(A, codes, b, rng)
+        self.mu_ = None
+    else:
         a = float(self.label_bound)
-        if self.task == 'classification':
-            lab = _labels_array(y, n, self.task, a)
-            self.classes_, counts = np.unique(lab, return_counts=True)
-            self.class_counts_ = counts                                          # public by assumption
-            self.W_ = self._class_basis(A, p, b, rng, **kw)
-            self.means_, self.covs_ = [], []
-            paper = bool(self.class_renormalize) or bool(self.published)
-            for c in self.classes_:                                                # disjoint rows: parallel composition
-                if paper:   # Alg. 5 as published: centred rows re-normalised (norm <= 1), mean in the un-centred scale
-                    Zc, muc = ron_preprocess_project(A[lab == c], self.W_, b['mu'], rng); r = 1.0
-                else:       # default: z = W^T(x/||x|| - mu_c), ||mu_c|| <= 1 so ||z|| <= 2 (see center_project)
-                    Zc, muc = center_project(A[lab == c], self.W_, b['mu'], rng); r = 2.0
-                Mc = release_second_moment(Zc, b['cov'], release=self.release, published=self.published, rng=rng, row_norm=r)
-                self.means_.append(muc @ self.W_); self.covs_.append(psd_project(Mc))
-            self.mu_ = None
-        else:
-            yy = _labels_array(y, n, self.task, a) if self.task == 'regression' else None
-            self.y_mean_, self._a_eff = 0.0, a
-            if yy is not None and self.center_label:
-                # DP label mean: |y| <= a, replace-one sensitivity 2a/n; clipped to [-a, a] (post-processing), then |y - ybar| <= 2a
-                b['label_mean'] = 0.2 * b['mu']; b['mu'] *= 0.8
-                self.y_mean_ = float(np.clip(laplace_mech(yy.mean(), 2 * a / n, b['label_mean'], rng=rng), -a, a))
-                yy, self._a_eff = yy - self.y_mean_, 2 * a
-            Z, self.mu_, self.W_ = self._global(A, p, b, rng, **kw)
-            self.cov_ = self._release(Z, yy, b, rng)
-        self.budget_ = b
-        self._rng_ = rng
-        return self
+        b = self._budgets(eps, fr)
+        yy = _regression_labels(y, n, a) if self._task() == 'regression' else None
+        self.y_mean_, self._a_eff = 0.0, a
+        if yy is not None and self.center_label:
+            # DP label mean: |y| <= a, replace-one sensitivity 2a/n; clipped to [-a, a] (post-processing), then |y - ybar| <= 2a
+            b['label_mean'] = 0.2 * b['mu']; b['mu'] *= 0.8
+            self.y_mean_ = float(np.clip(_laplace(yy.mean(), 2 * a / n, b['label_mean'], rng, self.sampler, 'the label mean'), -a, a))
+            yy, self._a_eff = yy - self.y_mean_, 2 * a
+        Z, self.mu_, self.W_ = self._global(A, p, b, rng, **kw)
+        self.cov_ = self._release(Z, yy, b, rng)
+    self.budget_ = {k: float(v) for k, v in b.items()}
+    self._rng_ = rng
+    return self
 
-    def _release(self, Z, yy, b, rng):
-        M = release_second_moment(Z, b['cov'], y=yy, label_bound=self._a_eff, release=self.release,
-                                  published=self.published, rng=rng)
-        return psd_project(M)
+@patch
+def _release(self: GaussRelease, Z, yy, b, rng):
+    M = release_second_moment(Z, b['cov'], y=yy, label_bound=self._a_eff, release=self.release,
+                              published=self.published, rng=rng, sampler=self.sampler, clip=True)
+    return psd_project(M)
 
-    def _check_fitted(self):
-        if not hasattr(self, 'W_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(X) first")
+# %% ../nbs/21_gaussian_release.ipynb #eced1da4
+@patch
+def _fit_classes_private(self: GaussRelease, A, codes, b, rng):
+    "Classification with private class sizes: noisy counts, class sums and second-moment sums, each released jointly over the classes."
+    K, W, smp = len(self.classes_), self.W_, self.sampler
+    U = unit_rows(A)                                                         # ||u|| <= 1
+    n, m = U.shape
+    one = np.zeros((n, K)); one[np.arange(n), codes] = 1.0
+    # counts: replacing one labelled row moves at most two counts by 1 each -> L1 sensitivity 2
+    cnt = _laplace(one.sum(0), 2.0, b['count'], rng, smp, 'the class counts')
+    self.class_counts_ = np.maximum(cnt, 0.0)
+    den = np.maximum(cnt, 1.0)                                               # post-processing: never divide by <= 0
+    # class sums of u: within a class ||u - u'||_1 <= 2 sqrt(m); across classes ||u||_1 + ||u'||_1 <= 2 sqrt(m)
+    S = _laplace(one.T @ U, mean_l1_sensitivity(m, 1), b['mu'], rng, smp, 'the class means')
+    raw = S / den[:, None]
+    paper = bool(self.class_renormalize)
+    mus = raw if paper else np.array([clip_to_ball(v) for v in raw])        # ||mu_c|| <= 1 (post-processing)
+    V = U - mus[codes]
+    if paper: V = unit_rows(V); r = 1.0                                      # Alg. 5 read literally: re-normalised rows
+    else: r = 2.0                                                            # ||u - mu_c|| <= 2
+    Z = _clip_rows(V @ W, r)                                                 # ||W^T v|| <= ||v|| (Lemma 3); clip = rounding guard
+    sens = class_sum_sensitivity(Z.shape[1], r, self.release)
+    scale = _noise_scale(sens, b['cov'], 'the class covariances')
+    self.means_, self.covs_ = [], []
+    for c in range(K):
+        Zc = Z[codes == c]
+        T = Zc.T @ Zc
+        if self.release == 'upper': T = T + _sym_noise(len(T), scale, rng, smp)
+        else: E = laplace_noise(scale, T.shape, rng, smp); T = T + (E + E.T) / 2
+        self.means_.append(mus[c] @ W); self.covs_.append(psd_project(T / den[c]))
 
-    def _wrap_X(self, S):
-        if self.output == 'original':
-            if self.columns_ is not None: return pd.DataFrame(S, columns=self.columns_)
-            return S
-        if self.columns_ is not None: return pd.DataFrame(S, columns=[f'{self._prefix}{j}' for j in range(S.shape[1])])
+@patch
+def _fit_classes_public(self: GaussRelease, A, codes, b, rng):
+    """Classification with public class sizes (the papers' assumption: the exact counts are published and NOT protected):
+    per-class means and covariances with the class size in the sensitivities, parallel composition over the classes."""
+    K, W, p = len(self.classes_), self.W_, self.W_.shape[1]
+    self.class_counts_ = np.bincount(codes, minlength=K)
+    self.means_, self.covs_ = [], []
+    paper = bool(self.class_renormalize) or bool(self.published)
+    for c in range(K):                                                       # disjoint rows: parallel composition
+        Ac = A[codes == c]
+        if len(Ac) == 0:                                                     # a (public) empty class: nothing to release
+            self.means_.append(np.zeros(p)); self.covs_.append(np.zeros((p, p))); continue
+        if paper:   # Alg. 5 as published: centred rows re-normalised (norm <= 1), mean in the un-centred scale
+            Zc, muc = ron_preprocess_project(Ac, W, b['mu'], rng, sampler=self.sampler); r = 1.0
+        else:       # z = W^T(x/||x|| - mu_c), ||mu_c|| <= 1 so ||z|| <= 2 (see center_project)
+            Zc, muc = center_project(Ac, W, b['mu'], rng, sampler=self.sampler); r = 2.0
+        Mc = release_second_moment(Zc, b['cov'], release=self.release, published=self.published, rng=rng, row_norm=r,
+                                   sampler=self.sampler, clip=True)
+        self.means_.append(muc @ W); self.covs_.append(psd_project(Mc))
+
+# %% ../nbs/21_gaussian_release.ipynb #dfb3b64c
+@patch
+def _check_fitted(self: GaussRelease):
+    if not hasattr(self, 'W_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(X) first")
+
+@patch
+def _wrap_X(self: GaussRelease, S):
+    if self.output == 'original':
+        if self.columns_ is not None: return pd.DataFrame(S, columns=self.columns_)
         return S
+    if self.columns_ is not None: return pd.DataFrame(S, columns=[f'{self._prefix}{j}' for j in range(S.shape[1])])
+    return S
 
-    def _to_output(self, Zs, with_mean=True):
-        if self.output == 'projected': return Zs
-        X = Zs @ self.W_.T
-        return X + self.mu_ if (with_mean and self.mu_ is not None) else X
+@patch
+def _to_output(self: GaussRelease, Zs, with_mean=True):
+    if self.output == 'projected': return Zs
+    X = Zs @ self.W_.T
+    return X + self.mu_ if (with_mean and self.mu_ is not None) else X
 
-    def sample(self, n: int, rng=None):
-        "n synthetic rows (and labels for supervised tasks: returns (X, y)). Post-processing of the DP model."
-        self._check_fitted()
-        n = check_int(n, 'n')
-        rng = self._rng_ if rng is None else as_rng(rng)
-        if self.task == 'classification':
-            cnt = _split_counts(n, self.class_counts_)
-            parts = [gaussian_sampler(mc, Sc, k, rng) for mc, Sc, k in zip(self.means_, self.covs_, cnt)]
-            lab = np.repeat(self.classes_, cnt)
-            perm = rng.permutation(n)
-            Xs, ys = self._to_output(np.concatenate(parts)[perm], with_mean=False), lab[perm]
-        else:
-            S = gaussian_sampler(np.zeros(len(self.cov_)), self.cov_, n, rng)
-            if self.task == 'unsupervised': return self._wrap_X(self._to_output(S))
-            Xs, ys = self._to_output(S[:, :-1]), S[:, -1] + self.y_mean_
-        ys = pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys
-        return self._wrap_X(Xs), ys
+@patch
+def sample(self: GaussRelease, n: int,
+           rng=None, # None: continue the fit's generator | int seed (tests, teaching) | Generator
+          ):
+    """n synthetic rows (and labels for supervised tasks: returns (X, y)). Post-processing of the DP model; class proportions
+    follow the released counts. A fixed integer `rng` is for tests and teaching; a release should use fresh entropy."""
+    self._check_fitted()
+    n = check_int(n, 'n')
+    rng = self._rng_ if rng is None else as_rng(rng)
+    if self._task() == 'classification':
+        cnt = _split_counts(n, self.class_counts_)
+        parts = [gaussian_sampler(mc, Sc, k, rng) for mc, Sc, k in zip(self.means_, self.covs_, cnt)]
+        lab = np.repeat(self.classes_, cnt)
+        perm = rng.permutation(n)
+        Xs, ys = self._to_output(np.concatenate(parts)[perm], with_mean=False), lab[perm]
+    else:
+        S = gaussian_sampler(np.zeros(len(self.cov_)), self.cov_, n, rng)
+        if self._task() == 'unsupervised': return self._wrap_X(self._to_output(S))
+        Xs, ys = self._to_output(S[:, :-1]), S[:, -1] + self.y_mean_
+    ys = pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys
+    return self._wrap_X(Xs), ys
 
-    def transform(self, X):
-        "Map real rows into the model's coordinates (same pre-processing with the released mean; for evaluation)."
-        self._check_fitted()
-        A, _ = as_matrix(X)
-        if A.shape[1] != self.n_features_in_: raise ValueError(f"X has {A.shape[1]} features, the model {self.n_features_in_}")
-        Xb = normalize_rows(A) if self.mu_ is None else preprocess_rows(A, self.mu_)
-        Z = Xb @ self.W_
-        return self._wrap_X(self._to_output(Z, with_mean=self.mu_ is not None))
+@patch
+def transform(self: GaussRelease, X):
+    "Map rows the caller holds (e.g. a test set) into the model's coordinates (same pre-processing with the released mean)."
+    self._check_fitted()
+    if self.W_ is None: raise ValueError("pca='data' (PCA-Gauss Alg. 1): the eigenvectors are not private, so there is no public transform")
+    A, _ = as_matrix(X)
+    if A.shape[1] != self.n_features_in_: raise ValueError(f"X has {A.shape[1]} features, the model {self.n_features_in_}")
+    Xb = unit_rows(A) if self.mu_ is None else preprocess_rows(A, self.mu_)
+    Z = Xb @ self.W_
+    return self._wrap_X(self._to_output(Z, with_mean=self.mu_ is not None))
 
+# %% ../nbs/21_gaussian_release.ipynb #2b9bbabb
 class RONGauss(GaussRelease):
-    "RON-Gauss (Chanyaswad et al.): Alg. 3 (unsupervised), 4 (regression), 5 (classification, GMM)."
+    """RON-Gauss (Chanyaswad et al.): Alg. 3 (unsupervised), 4 (regression), 5 (classification, GMM).
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     _prefix = 'ron'
-    def __init__(self, p: int, epsilon: float = 1.0, split=(0.3, 0.7), task: str = 'unsupervised', label_bound: float = 1.0,
+    def __init__(self, p: int = None, epsilon: float = 1.0, split=(0.3, 0.7), task: str = None, label_bound: float = 1.0,
                  release: str = 'upper', published: bool = False, output: str = 'projected',
                  projection: str = 'haar', # 'haar' (default) or 'uniform_qr' (the paper's QR of a U(0,1) matrix)
-                 rng=None, center_label: bool = True, class_renormalize: bool = False):
-        super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize)
+                 rng=None, center_label: bool = True, class_renormalize: bool = False,
+                 classes=None, class_sizes: str = 'private', count_share: float = 0.1, sampler: str = 'numpy'):
+        super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
+                         classes, class_sizes, count_share, sampler)
         self.projection = projection
     def _validate(self, m):
         if self.projection not in ('haar', 'uniform_qr'): raise ValueError(f"projection must be 'haar' or 'uniform_qr', got {self.projection!r}")
-        if self.p is None: raise ValueError("p must be given for RON-Gauss")
         return super()._validate(m)
+    def _default_p(self, m): return min(m, 10)          # p=None: a fixed public rule, never a look at the data
     def _projection(self, m, p, rng):
         return (haar_orthonormal if self.projection == 'haar' else uniform_qr_orthonormal)(m, p, rng=rng)
 
 class ModipsGauss(GaussRelease):
-    "MODIPS-style Gaussian model without dimensionality reduction (the papers' 'Liu' baseline): W = I, same pre-processing."
+    """MODIPS-style Gaussian model without dimensionality reduction (the papers' 'Liu' baseline): W = I, same pre-processing.
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     _prefix = 'x'
-    def __init__(self, epsilon: float = 1.0, split=(0.3, 0.7), task: str = 'unsupervised', label_bound: float = 1.0,
+    def __init__(self, epsilon: float = 1.0, split=(0.3, 0.7), task: str = None, label_bound: float = 1.0,
                  release: str = 'upper', published: bool = False, output: str = 'original', rng=None, center_label: bool = True,
-                 class_renormalize: bool = False):
-        super().__init__(None, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize)
+                 class_renormalize: bool = False, classes=None, class_sizes: str = 'private', count_share: float = 0.1,
+                 sampler: str = 'numpy'):
+        super().__init__(None, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
+                         classes, class_sizes, count_share, sampler)
+        del self.p                                   # not a parameter here: the class attribute p = None (all features) applies
+    p = None
     def _projection(self, m, p, rng): return np.eye(m)
 
 class PCAGauss(GaussRelease):
-    "PCA-Gauss (Chanyaswad et al.): Alg. 1 (pca='data', unsupervised), Alg. 2 (regression), Alg. 3 (classification, GMM)."
+    """PCA-Gauss (Chanyaswad et al.): Alg. 1 (pca='data', unsupervised), Alg. 2 (regression), Alg. 3 (classification, GMM).
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     _prefix = 'pc'
-    def __init__(self, p: int, epsilon: float = 1.0, split=None, task: str = 'unsupervised', label_bound: float = 1.0,
+    def __init__(self, p: int = None, epsilon: float = 1.0, split=None, task: str = None, label_bound: float = 1.0,
                  release: str = 'upper', published: bool = False, output: str = 'projected',
                  pca: str = 'lap', # 'lap' | 'analyze_gauss' | 'public' (fit(..., X_public=...)) | 'data' (Alg. 1)
                  delta: float = 1e-5, # only for pca='analyze_gauss'
-                 rng=None, center_label: bool = True, class_renormalize: bool = False):
-        super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize)
+                 rng=None, center_label: bool = True, class_renormalize: bool = False,
+                 classes=None, class_sizes: str = 'private', count_share: float = 0.1, sampler: str = 'numpy'):
+        super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
+                         classes, class_sizes, count_share, sampler)
         self.pca, self.delta = pca, delta
+    def _default_p(self, m): return min(m, 10)          # p=None: a fixed public rule, never a look at the data
     @property
     def _n_budgets(self): return 3 if self.pca in ('lap', 'analyze_gauss') else 2
     def _validate(self, m):
         if self.pca not in ('lap', 'analyze_gauss', 'public', 'data'): raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {self.pca!r}")
-        if self.p is None: raise ValueError("p must be given for PCA-Gauss")
         if self.pca == 'data':
-            if self.task != 'unsupervised': raise ValueError("pca='data' (Alg. 1) is only for task='unsupervised'")
+            if self._task() != 'unsupervised': raise ValueError("pca='data' (Alg. 1) is only for task='unsupervised'")
             if self.output == 'original': raise ValueError("pca='data': the eigenvectors are not private, samples exist only in PCA coordinates")
         if self.pca == 'analyze_gauss': check_delta(self.delta, allow_zero=False)
         return super()._validate(m)
@@ -361,80 +563,137 @@ class PCAGauss(GaussRelease):
         return transform(P)
     def _basis_from(self, Xb, p, b, rng, kw, transform):
         if self.pca == 'public': return pca_basis(self._public_rows(kw, transform), p, 'public')
-        return pca_basis(Xb, p, self.pca, b['pca'], self.delta, rng)
+        return pca_basis(Xb, p, self.pca, b['pca'], self.delta, rng, sampler=self.sampler)
     def _global(self, A, p, b, rng, **kw):
-        Xb, mu = ron_preprocess_project(A, None, b['mu'], rng)                 # Alg. 1 rows (n, m), norm <= 1
+        Xb, mu = ron_preprocess_project(A, None, b['mu'], rng, sampler=self.sampler)   # Alg. 1 rows (n, m), norm <= 1
         V = self._basis_from(Xb, p, b, rng, kw, lambda P: preprocess_rows(P, mu))
         return Xb @ V, mu, V
     def _class_basis(self, A, p, b, rng, **kw):
-        return self._basis_from(normalize_rows(A), p, b, rng, kw, normalize_rows)
+        return self._basis_from(unit_rows(A), p, b, rng, kw, unit_rows)
     def _release(self, Z, yy, b, rng):
         if self.pca != 'data': return super()._release(Z, yy, b, rng)
         n, p = Z.shape                         # Alg. 1: Z = Xb V_p has diagonal second moment; release the eigenvalues
         lam = np.einsum('ij,ij->j', Z, Z) / n
-        lam = laplace_mech(lam, pca_eig_l1_sensitivity(p, n), b['cov'], rng=rng)
+        lam = _laplace(lam, pca_eig_l1_sensitivity(p, n), b['cov'], rng, self.sampler, 'the eigenvalues')
         return np.diag(np.maximum(lam, 0.0))
+    def fit(self, X, y=None, **kw):
+        "Fit the DP model (see `GaussRelease.fit`). With pca='data' the eigenvectors are private: they are not kept as `W_`."
+        super().fit(X, y, **kw)
+        if self.pca == 'data': self.W_ = None          # not kept anywhere: sample() needs only the eigenvalues
+        return self
 
 # %% ../nbs/21_gaussian_release.ipynb #d48f0f2f
 class IdentityRelease:
-    "Noisy projected rows (identity query after a random or PCA projection): Li et al. / Jiang et al. baselines."
-    def __init__(self, k: int, epsilon: float = 1.0, task: str = 'unsupervised', label_bound: float = 1.0,
+    """Noisy projected rows (identity query after a random or PCA projection): Li et al. / Jiang et al. baselines.
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    released_attributes = ('rows_', 'labels_')
+    public_attributes = ('R_', 'sensitivity_', 'n_features_in_', 'columns_', 'y_name_', 'classes_', 'budget_')
+    def __init__(self, k: int, epsilon: float = 1.0, task: str = None, label_bound: float = 1.0,
                  basis: str = 'bernoulli', # 'bernoulli' (Li et al.) | 'pca' (Jiang et al.; public rows via fit(..., X_public=))
-                 output: str = 'projected', rng=None):
+                 output: str = 'projected',
+                 rng=None, # None (fresh entropy: releases) | int seed (tests, teaching) | Generator
+                 classes=None, # classification: the PUBLIC list of label values (required)
+                 class_sizes: str = 'private', # 'private' (labels by randomised response) | 'public' (exact labels, the papers' setting)
+                 label_share: float = 0.2, # classification, private: fraction of epsilon for the randomised response on labels
+                 sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                ):
         self.k, self.epsilon, self.task, self.label_bound, self.basis, self.output, self.rng = k, epsilon, task, label_bound, basis, output, rng
+        self.classes, self.class_sizes, self.label_share, self.sampler = classes, class_sizes, label_share, sampler
 
-    def fit(self, X, y=None, X_public=None):
-        "Release the noisy projected rows (epsilon-DP)."
-        A, meta = as_matrix(X)
-        n, m = A.shape
+    def _validate(self, m):
+        "All parameter checks, in one place. Returns (epsilon, k)."
         eps = check_epsilon(self.epsilon)
         k = check_int(self.k, 'k')
         if k > m: raise ValueError(f"k (= {k}) must not exceed the number of features m (= {m})")
-        if self.task not in _TASKS: raise ValueError(f"task must be one of {_TASKS}, got {self.task!r}")
+        if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
         if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
         if self.basis not in ('bernoulli', 'pca'): raise ValueError(f"basis must be 'bernoulli' or 'pca', got {self.basis!r}")
-        rng = as_rng(self.rng)
-        a = check_positive(self.label_bound, 'label_bound') if self.task == 'regression' else 0.0
-        lab = _labels_array(y, n, self.task, a) if self.task != 'unsupervised' else None
-        Xn = normalize_rows(A)
-        if self.basis == 'bernoulli':
-            R = rng.choice([-1.0, 1.0], size=(m, k)) / np.sqrt(k)
-            dx = 2.0 * np.sqrt(k) * np.linalg.norm(R, 2)
-        else:
-            if X_public is None: raise ValueError("basis='pca' needs fit(X, y, X_public=...)")
-            P, _ = as_matrix(X_public, 'X_public')
-            R = pca_basis(normalize_rows(P), k, 'public'); dx = 2.0 * np.sqrt(k)
-        Y = Xn @ R
-        self.R_, self.n_features_in_ = R, m
-        self.columns_ = meta.columns if meta.kind == 'dataframe' else None
-        self.y_name_ = y.name if isinstance(y, pd.Series) else None
-        if self.task == 'regression':
-            out = laplace_mech(np.c_[Y, lab], dx + 2 * a, eps, rng=rng)
-            self.rows_, self.labels_ = out[:, :-1], out[:, -1]
-        else:
-            self.rows_ = laplace_mech(Y, dx, eps, rng=rng)        # per class or not: each row gets the same noise law
-            self.labels_ = lab
-        self.sensitivity_, self._rng_ = dx, rng
-        return self
+        check_sampler(self.sampler)
+        if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
+        if self._task() == 'classification':
+            _check_classes(self.classes)
+            if self.class_sizes not in ('private', 'public'):
+                raise ValueError(f"class_sizes must be 'private' or 'public', got {self.class_sizes!r}")
+            s = check_positive(self.label_share, 'label_share')
+            if self.class_sizes == 'private' and s >= 1: raise ValueError(f"label_share must lie in (0, 1), got {s}")
+        return eps, k
 
-    def _out(self, Y):
-        if self.output == 'original':
-            X = Y @ np.linalg.pinv(self.R_)
-            return pd.DataFrame(X, columns=self.columns_) if self.columns_ is not None else X
-        return pd.DataFrame(Y, columns=[f'r{j}' for j in range(Y.shape[1])]) if self.columns_ is not None else Y
+    def _task(self):
+        "The task as given, or (task=None) 'classification' when `classes` is given, else 'unsupervised'."
+        return self.task if self.task is not None else ('classification' if self.classes is not None else 'unsupervised')
 
-    def sample(self, n: int = None, rng=None):
-        "The released rows (shuffled), or n of them drawn with replacement."
-        if not hasattr(self, 'rows_'): raise ValueError("not fitted yet: call fit(X) first")
-        rng = self._rng_ if rng is None else as_rng(rng)
-        N = len(self.rows_)
-        idx = rng.permutation(N) if n is None or n == N else rng.integers(0, N, size=check_int(n, 'n'))
-        X = self._out(self.rows_[idx])
-        if self.task == 'unsupervised': return X
-        ys = self.labels_[idx]
-        return X, (pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys)
+# %% ../nbs/21_gaussian_release.ipynb #e90952e4
+@patch
+def fit(self: IdentityRelease, X, y=None, X_public=None):
+    """Release the noisy projected rows (epsilon-DP, replace-one, n public). Classification: labels by K-ary randomised
+    response (default) or exact (class_sizes='public', the papers' setting: labels are then NOT protected)."""
+    if self.task is None and y is not None and self.classes is None:      # labels given, label set not: refuse
+        raise ValueError(_CLASSES_MSG + " (or pass task='regression' or task='unsupervised')")
+    A, meta = as_matrix(X)
+    n, m = A.shape
+    eps, k = self._validate(m)
+    rng = as_rng(self.rng)
+    Xn = unit_rows(A)
+    if self.basis == 'bernoulli':
+        R = rng.choice([-1.0, 1.0], size=(m, k)) / np.sqrt(k)            # drawn independently of the data
+        dx = 2.0 * np.sqrt(k) * np.linalg.norm(R, 2)
+    else:
+        if X_public is None: raise ValueError("basis='pca' needs fit(X, y, X_public=...)")
+        P, _ = as_matrix(X_public, 'X_public')
+        R = pca_basis(unit_rows(P), k, 'public'); dx = 2.0 * np.sqrt(k)
+    Y = Xn @ R
+    self.R_, self.n_features_in_ = R, m
+    self.columns_ = meta.columns if meta.kind == 'dataframe' else None
+    self.y_name_ = y.name if isinstance(y, pd.Series) else None
+    if self._task() == 'regression':
+        a = float(self.label_bound)
+        lab = _regression_labels(y, n, a)
+        out = _laplace(np.c_[Y, lab], dx + 2 * a, eps, rng, self.sampler, 'the rows')
+        self.rows_, self.labels_ = out[:, :-1], out[:, -1]
+        self.budget_ = dict(rows=eps)
+    elif self._task() == 'classification':
+        self.classes_ = _check_classes(self.classes)
+        codes = _label_codes(y, n, self.classes_)
+        if self.class_sizes == 'public':
+            self.rows_, self.labels_ = _laplace(Y, dx, eps, rng, self.sampler, 'the rows'), self.classes_[codes]
+            self.budget_ = dict(rows=eps)
+        else:   # each row: features with eps_x, its label by randomised response with eps_y; one row changes -> eps_x + eps_y
+            ey = eps * self.label_share
+            self.rows_ = _laplace(Y, dx, eps - ey, rng, self.sampler, 'the rows')
+            K = len(self.classes_)
+            keep = 1.0 / (1.0 + (K - 1) * np.exp(-ey))                       # P[report the true label] = e^ey / (e^ey + K - 1)
+            other = (codes + rng.integers(1, K, size=n)) % K                  # a uniformly chosen other label
+            self.labels_ = self.classes_[np.where(rng.random(n) < keep, codes, other)]
+            self.budget_ = dict(rows=eps - ey, labels=ey)
+    else:
+        self.rows_, self.labels_ = _laplace(Y, dx, eps, rng, self.sampler, 'the rows'), None
+        self.budget_ = dict(rows=eps)
+    self.sensitivity_, self._rng_ = dx, rng
+    return self
 
-    def transform(self, X):
-        "Real rows in the release's coordinates."
-        A, _ = as_matrix(X)
-        return self._out(normalize_rows(A) @ self.R_)
+@patch
+def _out(self: IdentityRelease, Y):
+    if self.output == 'original':
+        X = Y @ np.linalg.pinv(self.R_)
+        return pd.DataFrame(X, columns=self.columns_) if self.columns_ is not None else X
+    return pd.DataFrame(Y, columns=[f'r{j}' for j in range(Y.shape[1])]) if self.columns_ is not None else Y
+
+@patch
+def sample(self: IdentityRelease, n: int = None,
+           rng=None, # None: continue the fit's generator | int seed (tests, teaching) | Generator
+          ):
+    "The released rows (shuffled), or n of them drawn with replacement (post-processing)."
+    if not hasattr(self, 'rows_'): raise ValueError("not fitted yet: call fit(X) first")
+    rng = self._rng_ if rng is None else as_rng(rng)
+    N = len(self.rows_)
+    idx = rng.permutation(N) if n is None or n == N else rng.integers(0, N, size=check_int(n, 'n'))
+    X = self._out(self.rows_[idx])
+    if self._task() == 'unsupervised': return X
+    ys = self.labels_[idx]
+    return X, (pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys)
+
+@patch
+def transform(self: IdentityRelease, X):
+    "Rows the caller holds (e.g. a test set) in the release's coordinates."
+    A, _ = as_matrix(X)
+    return self._out(unit_rows(A) @ self.R_)

@@ -15,19 +15,20 @@ import pandas as pd
 from scipy import optimize, special, stats
 from scipy.linalg import blas
 
-from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int,
-                             gaussian_delta, gaussian_sigma_dprp)
+from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler,
+                             gaussian_delta, gaussian_sigma_dprp, gaussian_noise)
 
 # %% auto #0
 __all__ = ['THEOREM_A_METHODS', 'gaussian_projection', 'jl_distortion', 'chi2_tail_quantile', 'jl_sensitivity_bound',
-           'theorem_a_delta', 'theorem_a_sigma', 'jl_gaussian_release', 'jl_panel']
+           'theorem_a_delta', 'theorem_a_sigma', 'row_norms', 'clip_rows', 'jl_gaussian_release', 'jl_panel']
 
 # %% ../nbs/10_jl_sensitivity.ipynb #1b32f95b
 def gaussian_projection(d:int, # input dimension (rows of R)
                         k:int, # projected dimension (columns of R)
                         rng=None, # None | int | SeedSequence | np.random.Generator
                        ) -> np.ndarray: # (d, k) matrix, entries i.i.d. N(0, 1/k)
-    "Gaussian JL matrix `R` of shape (d, k) with entries of **variance** 1/k (std 1/sqrt(k)), so E||xR||^2 = ||x||^2."
+    """Gaussian JL matrix `R` of shape (d, k) with entries of **variance** 1/k (std 1/sqrt(k)), so E||xR||^2 = ||x||^2.
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     d, k = check_int(d, 'd'), check_int(k, 'k')
     return as_rng(rng).standard_normal((d, k)) / np.sqrt(k)
 
@@ -37,7 +38,7 @@ def jl_distortion(X, # (n, d) points
                   n_draws:int=5, # independent projection matrices
                   rng=None,
                  ) -> np.ndarray: # (n_draws,) largest |‖(x-y)R‖² / ‖x-y‖² - 1| over distinct pairs
-    "Worst relative error of squared pairwise distances after a Gaussian projection, for `n_draws` draws of R."
+    "Worst relative error of squared pairwise distances after a Gaussian projection, for `n_draws` draws of R (`rng`: a seed is for tests and teaching)."
     X, _ = as_matrix(X, 'X')
     k, n_draws, rng = check_int(k, 'k'), check_int(n_draws, 'n_draws'), as_rng(rng)
     iu = np.triu_indices(len(X), 1)
@@ -164,6 +165,35 @@ def _theorem_a_sigma(epsilon, delta, Z, k, sp, method):
         sigma *= 1 + 1e-6
     return split if delta < 0.5 else sigma * 2
 
+# %% ../nbs/10_jl_sensitivity.ipynb #9eed8854
+def row_norms(X) -> np.ndarray:
+    """L2 norms of the rows, exact at any finite magnitude: rows whose squared norm would overflow (entries >~ 1e154) or
+    underflow (entries <~ 1e-150) are divided by their largest |entry| first. Returns inf only if the norm itself exceeds float64."""
+    A = np.asarray(X, dtype=float)
+    s = np.einsum('ij,ij->i', A, A)
+    odd = ~np.isfinite(s) | (s < 1e-280)
+    out = np.sqrt(s)
+    if odd.any():
+        B = A[odd]
+        a = np.max(np.abs(B), axis=1)
+        with np.errstate(over='ignore', invalid='ignore', divide='ignore'):
+            nb = a * np.linalg.norm(B / np.where(a > 0, a, 1.0)[:, None], axis=1)
+        out[odd] = np.where(a > 0, nb, 0.0)
+    return out
+
+def clip_rows(X, # (n, d) finite data
+              radius: float, # rows longer than this are scaled back onto the sphere of this radius
+              copy: bool = True, # False: work in place on X (a float64 array the caller owns, e.g. a private copy)
+             ) -> np.ndarray:
+    "Rows with L2 norm > radius scaled onto the sphere (direction kept at any finite magnitude); other rows unchanged."
+    A = np.array(X, dtype=float, copy=True) if copy else X
+    r = row_norms(A)
+    bad = np.flatnonzero(r > radius)
+    if len(bad):
+        B = A[bad] / np.max(np.abs(A[bad]), axis=1)[:, None]                  # entries in [-1, 1]: the norm is safe
+        A[bad] = radius * B / np.linalg.norm(B, axis=1, keepdims=True)
+    return A
+
 # %% ../nbs/10_jl_sensitivity.ipynb #1814b6e8
 def jl_gaussian_release(X, # (n, d) data, array or DataFrame; rows with ||x|| <= Z/2
                         k:int, # projected dimension
@@ -171,29 +201,33 @@ def jl_gaussian_release(X, # (n, d) data, array or DataFrame; rows with ||x|| <=
                         delta:float,
                         Z:float=1.0, # bound on ||x - x'|| of a replaced row (records in the ball of radius Z/2)
                         method:str='exact', # calibration passed to `theorem_a_sigma`
-                        clip:bool=False, # scale rows with norm > Z/2 back to Z/2 instead of raising
+                        clip:bool=True, # scale rows with norm > Z/2 back onto the ball (default); False: refuse such data
                         return_projection:bool=False, # also return R
-                        rng=None,
+                        rng=None, # None (fresh entropy: releases) | int seed (tests, teaching) | Generator
+                        sampler:str='numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                        keep_index:bool=False, # DataFrame input: keep its index (row labels are data: NOT protected)
                        ):
-    "DPRP line 1-3: P' = XR + N(0, sigma_1^2) with fresh Gaussian R, (epsilon, delta)-DP for row replacement."
+    """DPRP line 1-3: P' = XR + N(0, sigma_1^2) with fresh Gaussian R, (epsilon, delta)-DP for row replacement, n public.
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     A, meta = as_matrix(X, 'X')
-    k = check_int(k, 'k'); Z = check_positive(Z, 'Z')
-    sigma = theorem_a_sigma(epsilon, delta, Z, k, method=method)
-    norms = np.sqrt(np.einsum('ij,ij->i', A, A))
-    if np.any(norms > Z / 2 * (1 + 1e-12)):
-        if not clip:
-            raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g} (largest is {norms.max():.4g}); "
-                             "rescale the data or pass clip=True")
-        A *= np.minimum(1.0, (Z / 2) / np.maximum(norms, 1e-300))[:, None]
+    k = check_int(k, 'k'); Z = check_positive(Z, 'Z'); check_sampler(sampler)
+    try: sigma = theorem_a_sigma(epsilon, delta, Z, k, method=method)
+    except ValueError as e:
+        if 'sigma' not in str(e): raise
+        sigma = np.inf
+    if not sigma < 1e300:
+        raise ValueError(f"epsilon = {epsilon:g}: the noise std sigma_1 cannot be represented in float64 (the release would be "
+                         "+-inf); use a larger epsilon")
+    if clip: A = clip_rows(A, Z / 2, copy=False)        # A is our own copy (as_matrix)                               # a per-record map: neighbours stay neighbours
+    elif np.any(row_norms(A) > Z / 2 * (1 + 1e-12)):               # a domain check on the declared bound (names no value)
+        raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g}; rescale the data with public bounds or pass clip=True")
     rng = as_rng(rng)
     R = gaussian_projection(A.shape[1], k, rng)
-    P = np.empty((A.shape[0], k))
-    rng.standard_normal(out=P)                       # N, drawn straight into the output buffer
-    # P <- A R + sigma N in one BLAS call (beta = sigma scales the buffer in place); on the transposed,
-    # Fortran-ordered views no copy is made, so the only passes over the n x k output are the draw and the product
-    P = blas.dgemm(1.0, R.T, A.T, beta=sigma, c=P.T, overwrite_c=True).T
-    if meta.kind in ('dataframe', 'series'):  # same index, one column per projected coordinate
-        P = pd.DataFrame(P, index=meta.index, columns=[f'p{j}' for j in range(k)])
+    N = gaussian_noise(sigma, (A.shape[0], k), rng, sampler)       # N, (n, k), drawn row by row by the named sampler
+    # P <- A R + N in one BLAS call (beta = 1 keeps the noise buffer); on the transposed, Fortran-ordered views no copy is made
+    P = blas.dgemm(1.0, R.T, A.T, beta=1.0, c=N.T, overwrite_c=True).T
+    if meta.kind in ('dataframe', 'series'):  # one column per projected coordinate; a fresh index unless asked
+        P = pd.DataFrame(P, index=meta.index if keep_index else None, columns=[f'p{j}' for j in range(k)])
     return (P, R) if return_projection else P
 
 # %% ../nbs/10_jl_sensitivity.ipynb #878bc129

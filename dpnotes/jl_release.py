@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .privacy import as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int
-from .jl import gaussian_projection
+from .privacy import as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler, laplace_noise
+from .jl import gaussian_projection, row_norms, clip_rows
 
 # %% auto #0
 __all__ = ['VARIANTS', 'element_sensitivity', 'row_norm_tail', 'dhaliwal_c', 'published_delta', 'true_delta', 'jl_laplace_scale',
@@ -116,24 +116,28 @@ def jl_laplace_release(X, # (n, d) data (array or DataFrame)
                        variant:str='row', # 'row' or 'element' neighbours
                        Z:float=1.0, # row variant: records in the L2 ball of radius Z/2
                        published:bool=False, # use the paper's c (Theorem 3 / Theorem 5 with the smallest t)
-                       enforce:str='raise', # 'raise' | 'clip' | 'none': what to do with records outside the domain
+                       enforce:str='clip', # 'clip' (default) | 'raise' | 'none': what to do with records outside the domain
                        return_projection:bool=False, # also return P (the paper keeps it secret)
-                       rng=None,
+                       rng=None, # None (fresh entropy: releases) | int seed (tests, teaching) | Generator
                        block_rows:int=16384,
+                       sampler:str='numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                       keep_index:bool=False, # DataFrame input: keep its index (row labels are data: NOT protected)
                       ):
-    "Dhaliwal et al. Algorithm 1: XP + Laplace(c/epsilon) noise, (epsilon, delta)-DP for the chosen neighbour model."
+    """Dhaliwal et al. Algorithm 1: XP + Laplace(c/epsilon) noise, (epsilon, delta)-DP for the chosen neighbour model, n public.
+    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     A, meta = as_matrix(X, 'X')
     k, block_rows = check_int(k, 'k'), check_int(block_rows, 'block_rows')
-    b = jl_laplace_scale(k, epsilon, delta, variant, Z, published)
+    check_sampler(sampler)
+    with np.errstate(over='ignore'): b = jl_laplace_scale(k, epsilon, delta, variant, Z, published)
+    if not b < 1e300:
+        raise ValueError(f"epsilon = {epsilon:g}: the Laplace scale c/epsilon cannot be represented in float64 (the release would "
+                         "be +-inf); use a larger epsilon")
     if enforce not in ('raise', 'clip', 'none'):
         raise ValueError(f"enforce must be 'raise', 'clip' or 'none', got {enforce!r}")
     if variant == 'row':
-        r = np.sqrt(np.einsum('ij,ij->i', A, A))
-        bad = r > Z / 2 * (1 + 1e-12)
-        if bad.any() and enforce == 'raise':
-            raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g} (largest {r.max():.4g}); use enforce='clip'")
-        if bad.any() and enforce == 'clip':
-            A[bad] *= (Z / 2) / r[bad, None]
+        if enforce == 'clip': A = clip_rows(A, Z / 2, copy=False)                # per-record map: neighbours stay neighbours
+        elif enforce == 'raise' and np.any(row_norms(A) > Z / 2 * (1 + 1e-12)):   # domain check; names no private value
+            raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g}; rescale with public bounds or use enforce='clip'")
     else:
         bad = np.abs(A) > 0.5
         if bad.any() and enforce == 'raise':
@@ -145,9 +149,9 @@ def jl_laplace_release(X, # (n, d) data (array or DataFrame)
     out = A @ P
     for s in range(0, len(out), block_rows):
         e = min(s + block_rows, len(out))
-        out[s:e] += rng.laplace(0.0, b, size=(e - s, k))
+        out[s:e] += laplace_noise(b, (e - s, k), rng, sampler)
     if meta.kind in ('dataframe', 'series'):
-        out = pd.DataFrame(out, index=meta.index, columns=[f'z{j}' for j in range(k)])
+        out = pd.DataFrame(out, index=meta.index if keep_index else None, columns=[f'z{j}' for j in range(k)])
     return (out, P) if return_projection else out
 
 # %% ../nbs/11_jl_release.ipynb #349bd2c1
