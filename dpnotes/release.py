@@ -1,4 +1,4 @@
-"""placeholder
+"""From a user's table to a differentially private table: a public schema, one protocol for every method, a ledger of every charge, and the output back in the input's columns, units and types.
 
 Docs: https://dpnotes.github.io/dpnotes/release.html.md"""
 
@@ -31,7 +31,7 @@ __all__ = ['SCHEMA_HINT', 'METHODS', 'as_schema', 'drafted_fields', 'TableCodec'
            'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease', 'register', 'methods', 'Release',
            'release', 'wdbc_schema']
 
-# %% ../nbs/60_release.ipynb #1814a52d
+# %% ../nbs/60_release.ipynb #c113c299
 # --- STAND-IN until `dpnotes.data` ships `Schema`, `Column`, `draft_schema` and `read_table` (branch wt-data). ----------
 # Every use below goes through `_schema_api()`, so once the public classes exist these stand-ins are simply unused;
 # the lead may delete this cell after the merge.
@@ -82,7 +82,7 @@ def _schema_api():
     return _Schema, _stand_in_draft, None
 # --- end of the stand-in ---------------------------------------------------------------------------------------------
 
-# %% ../nbs/60_release.ipynb #bc063346
+# %% ../nbs/60_release.ipynb #3ae6dc3b
 def _to_dict(schema):
     "The JSON-style dict of a schema object."
     return schema.to_dict() if hasattr(schema, 'to_dict') else _Schema(schema.columns, schema.label).to_dict()
@@ -127,7 +127,7 @@ def drafted_fields(schema) -> list:
     "Names of the columns whose fields were drafted from the data (not private until reviewed)."
     return [k for k, c in schema.columns.items() if getattr(c, 'drafted', False)]
 
-# %% ../nbs/60_release.ipynb #8134a5b3
+# %% ../nbs/60_release.ipynb #ead2a402
 class TableCodec:
     "Public, row-by-row map between a table and the unit cube, defined by the schema alone (never by the data)."
     def __init__(self, schema, columns, label=None, dtypes=None):
@@ -215,7 +215,7 @@ class TableCodec:
             out[self.label] = self._cast(self.label, pd.Series(cats[np.asarray(y, dtype=np.int64)], dtype=object))
         return pd.DataFrame({c: out[c] for c in self.order if c in out})
 
-# %% ../nbs/60_release.ipynb #c113c299
+# %% ../nbs/60_release.ipynb #d9503313
 def default_delta(n: int) -> float:
     "δ = min(1e-5, 1/(10 n)): well below 1/n (n is public under replace-one neighbours)."
     return float(min(1e-5, 1.0 / (10 * check_int(n, 'n'))))
@@ -243,7 +243,7 @@ class Method:
                  sampler: str = 'numpy'):
         self.epsilon, self.delta, self.schema, self.classes, self.rng, self.sampler = epsilon, delta, schema, classes, rng, sampler
 
-# %% ../nbs/60_release.ipynb #3ae6dc3b
+# %% ../nbs/60_release.ipynb #a347e4e4
 def _method_validate(self):
     "All checks of the constructor parameters, in one place; returns the checked (epsilon, sampler)."
     eps = check_epsilon(self.epsilon)
@@ -258,7 +258,7 @@ Method._validate = _method_validate
 Method._supports_sampler = lambda self: True
 Method._check_params = lambda self: None
 
-# %% ../nbs/60_release.ipynb #bf0cae38
+# %% ../nbs/60_release.ipynb #9b28128b
 def _frame_of(data, label=None):
     "(DataFrame, label name, schema carried by the data or None) from a DataFrame or a `Dataset`; never modifies `data`."
     if isinstance(data, pd.DataFrame): return data, label, None
@@ -301,7 +301,7 @@ def _method_prepare(self, data, label=None):
 
 Method._prepare = _method_prepare
 
-# %% ../nbs/60_release.ipynb #389165f2
+# %% ../nbs/60_release.ipynb #3e2f795f
 def _method_charge(self, step: str, mechanism: str, epsilon: float, delta: float = 0.0):
     "Record one charge in the ledger (a step that sees the private data)."
     self._charges.append(dict(step=step, mechanism=mechanism, epsilon=float(epsilon), delta=float(delta)))
@@ -318,7 +318,7 @@ def _method_close_ledger(self, eps):
 
 Method._charge, Method._close_ledger = _method_charge, _method_close_ledger
 
-# %% ../nbs/60_release.ipynb #90dd0c35
+# %% ../nbs/60_release.ipynb #d689928d
 def _method_fit(self, data, label=None, allow_drafted: bool = False):
     "Encode `data` through the public schema and fit the method's DP model; spends at most (epsilon, delta)."
     eps, sampler = self._validate()
@@ -351,7 +351,7 @@ Method.fit, Method.sample = _method_fit, _method_sample
 Method._needs_labels = lambda self: False
 Method._prefix = 'z'
 
-# %% ../nbs/60_release.ipynb #bce00385
+# %% ../nbs/60_release.ipynb #181aec04
 class DPRPRelease(Method):
     "DPRP through the front door: public-bounds encoding, the analytic Gaussian calibration, output decoded to original units."
     name, system, paper = 'dprp', 'DPRP', 'Gondara & Wang (2020)'
@@ -395,7 +395,7 @@ class DPRPPaperRelease(DPRPRelease):
     original_units, private = False, False
     _preprocess, _theorem_b = 'row_l2', 'published'
 
-# %% ../nbs/60_release.ipynb #ead2a402
+# %% ../nbs/60_release.ipynb #dba4edb8
 class _GaussRelease(Method):
     "RON-/PCA-Gauss through the front door: the model on centred encoded rows, plus a private route back to original units."
     uses_delta = False
@@ -432,12 +432,16 @@ class _GaussRelease(Method):
         e_count = self.count_share * eps if own_counts else 0.0
         kw = dict(task=task, published=self._published, output='projected' if self._published else 'original', rng=rng)
         if task == 'classification' and _accepts(self._cls, 'classes'): kw['classes'] = list(range(len(self.classes_)))
-        if task == 'classification' and _accepts(self._cls, 'class_sizes'): kw['class_sizes'] = 'public' if self._published else 'private'
+        if task == 'classification' and _accepts(self._cls, 'class_sizes'):   # the mechanism protects class sizes itself
+            kw['class_sizes'] = 'public' if self._published else 'private'
+            if not self._published: kw['count_share'] = self.count_share
         if sampler != 'numpy': kw['sampler'] = sampler
         est = self._cls(p, eps - e_norm - e_count, **self._extra(), **kw).fit(X, y)
+        names = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes', 'label_mean': 'label mean'}
         for step, e in est.budget_.items():
-            if e > 0: self._charge(f'{self.system}: {step}' + (' (parallel over classes)' if task == 'classification' and step in ('mu', 'cov') else ''),
-                                   'Laplace mechanism', e, 0.0)
+            if e > 0:
+                par = ' (per class, parallel over classes)' if task == 'classification' and step in ('mu', 'cov') else ''
+                self._charge(f'{self.system}: {names.get(step, step)}{par}', 'Laplace mechanism', e, 0.0)
         self.class_weights_ = None
         if own_counts:                                         # class sizes: a Laplace histogram (replace-one: L1 sensitivity 2)
             K = len(self.classes_)
@@ -495,7 +499,7 @@ class PCAGaussPaperRelease(PCAGaussRelease):
     guarantee = 'NOT DP for p ≥ 3 (published covariance sensitivity too small); class sizes exact (public by assumption)'
     needs_public = 'schema (categories), classes, class sizes, n'
 
-# %% ../nbs/60_release.ipynb #e21e6522
+# %% ../nbs/60_release.ipynb #8e90a59c
 class JLRelease(Method):
     "Dhaliwal et al.'s JL + Laplace release of the encoded rows (features only; the label is not released)."
     name, system, paper = 'jl-laplace', 'JL + Laplace', 'Dhaliwal et al.'
@@ -535,7 +539,7 @@ class JLPaperRelease(JLRelease):
     name, private, _published = 'jl-laplace-paper', False, True
     guarantee = "NOT DP as stated: the paper's failure probability β is ≥ 1 at its own settings"
 
-# %% ../nbs/60_release.ipynb #29c6dc61
+# %% ../nbs/60_release.ipynb #1400ed41
 class DPSynRelease(Method):
     "DP-SYN through the front door: per-label DP auto-encoder + DP-EM on the encoded rows, private class sizes."
     name, system, paper = 'dp-syn', 'DP-SYN', 'Abay et al.'
@@ -579,7 +583,7 @@ class DPSynPaperRelease(DPSynRelease):
     guarantee = '(ε, δ)-DP only if the class sizes are public: the exact sizes are released'
     needs_public = 'schema (bounds, categories), classes, class sizes, n'
 
-# %% ../nbs/60_release.ipynb #c0605b79
+# %% ../nbs/60_release.ipynb #d1a104f7
 METHODS: dict = {}
 
 def register(cls):
@@ -598,7 +602,7 @@ def methods() -> pd.DataFrame:
                  uses_delta=c.uses_delta) for c in METHODS.values()]
     return pd.DataFrame(rows).set_index('name')
 
-# %% ../nbs/60_release.ipynb #fb88bae0
+# %% ../nbs/60_release.ipynb #36b285aa
 @dataclass(repr=False)
 class Release:
     "The result of `release`: the released table, the ledger of every charge, and every input treated as public."
@@ -624,7 +628,7 @@ class Release:
         return (f"Release({self.method!r}: {len(self.data)} rows x {self.data.shape[1]} columns in {units}; "
                 f"spent ε={e:.4g} of {self.epsilon:.4g}, δ={d:.3g} of {self.delta:.3g}{tag})")
 
-# %% ../nbs/60_release.ipynb #faafc0e2
+# %% ../nbs/60_release.ipynb #b7442040
 def release(data, # a DataFrame (the caller's columns) or a `dpnotes.data.Dataset`
             method: str, # a name in `methods()`
             epsilon: float, # total privacy budget
@@ -667,7 +671,7 @@ def _public_table(est, n) -> pd.DataFrame:
     rows.append(('delta', est.delta_, 'given' if est.delta is not None else 'default min(1e-5, 1/(10 n))'))
     return pd.DataFrame(rows, columns=['item', 'value', 'why public'])
 
-# %% ../nbs/60_release.ipynb #d9503313
+# %% ../nbs/60_release.ipynb #95e1c8d6
 def wdbc_schema() -> 'Schema':
     "A public schema for the shipped WDBC table: each feature's range as printed in the data set's documentation, widened by 1%."
     from sklearn.datasets import load_breast_cancer
