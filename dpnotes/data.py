@@ -1,4 +1,4 @@
-"""Loaders for the real datasets of the DPRP and DP-SYN experiments: one call, one clean numeric table.
+"""The tables of the DPRP and DP-SYN experiments, shipped or fetched with checksums, a user's own table in one call, and a public schema of a table's domain.
 
 Docs: https://dpnotes.github.io/dpnotes/data.html.md"""
 
@@ -13,21 +13,28 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['DATA_ENV', 'Dataset', 'find_data_dir', 'list_datasets', 'clean_features', 'load_dataset', 'data_available']
+__all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING', 'Dataset', 'Column',
+           'Schema', 'draft_schema', 'datasets_dir', 'find_data_dir', 'cache_dir', 'list_datasets', 'dataset_info',
+           'clean_features', 'load_dataset', 'fetch_dataset', 'data_available', 'read_table', 'check_complete']
 
 # %% ../nbs/02_data.ipynb #2d522e01
 @dataclass(repr=False)
 class Dataset:
     "A loaded dataset: numeric features `X`, integer label `y`, and where they came from."
-    X: pd.DataFrame  # numeric features, one-hot encoded, no missing values
+    X: pd.DataFrame  # numeric features, one-hot encoded (NaN left as read by `read_table` unless imputed)
     y: pd.Series  # label (integer codes)
-    name: str  # registry name, e.g. 'wdbc'
+    name: str  # registry name, e.g. 'wdbc', or the name given to `read_table`
     task: str = 'binary'  # 'binary', 'multiclass' or 'regression'
     source: str = ''  # provenance and preprocessing, one paragraph
     categorical: tuple = ()  # names of the original columns that were one-hot encoded
     label_names: dict = field(default_factory=dict)  # label code -> meaning
+    raw: pd.DataFrame | None = None  # the table as read: original names and dtypes, missing as NaN, label excluded
+    label_name: str | None = None  # name of the label column in the original table
+    label_values: list | None = None  # code i <-> original label value label_values[i]
+    schema: 'Schema | None' = None  # public description of the columns (see `Schema`)
 
     @property
     def n(self) -> int:
@@ -44,116 +51,399 @@ class Dataset:
         "Sorted label values present in `y`."
         return np.unique(self.y.to_numpy())
 
+    def decode_labels(self, codes) -> np.ndarray:
+        "Original label values of integer `codes` (the codes themselves when `label_values` is None)."
+        c = np.asarray(codes)
+        if self.label_values is None: return c
+        lv = np.asarray(self.label_values, dtype=object)
+        ok = (c >= 0) & (c < len(lv)) if c.dtype.kind in 'iu' else np.zeros(c.shape, bool)
+        if not ok.all(): raise ValueError(f"codes must be integers 0..{len(lv) - 1}")
+        return lv[c]
+
     def copy(self) -> 'Dataset':
         "A deep copy (new DataFrame/Series)."
+        import copy as _copy
         return Dataset(self.X.copy(), self.y.copy(), self.name, self.task, self.source,
-                       tuple(self.categorical), dict(self.label_names))
+                       tuple(self.categorical), dict(self.label_names),
+                       None if self.raw is None else self.raw.copy(), self.label_name,
+                       None if self.label_values is None else list(self.label_values), _copy.deepcopy(self.schema))
 
     def __repr__(self):
-        counts = ', '.join(f'{k}: {v}' for k, v in self.y.value_counts().sort_index().items()) \
-            if self.task != 'regression' else 'continuous'
+        counts = ('none' if self.task == 'unlabelled' else 'continuous' if self.task == 'regression' else
+                  ', '.join(f'{k}: {v}' for k, v in self.y.value_counts().sort_index().items()))
         return f"Dataset({self.name!r}, n={self.n}, d={self.d}, task={self.task!r}, y=[{counts}])"
 
-# %% ../nbs/02_data.ipynb #fa3b2e0f
-DATA_ENV = 'DPNOTES_DATA'
+# %% ../nbs/02_data.ipynb #704c433f
+COLUMN_KINDS = ('numeric', 'integer', 'categorical')
+SCHEMA_VERSION = 1
+DRAFTED_NOTE = ("values marked drafted were taken from the data: they are not private; "
+                "review them before a release")
 
-def _default_candidates() -> list[Path]:
-    "Places tried when neither `data_dir` nor the environment variable is given."
-    repo = Path(__file__).resolve().parent.parent if '__file__' in globals() else Path.cwd()
-    cands = [repo / '..' / 'shared' / 'data', Path.cwd() / '..' / 'shared' / 'data',
-             Path.cwd() / '..' / '..' / 'shared' / 'data']
-    out = []
-    for c in cands:
-        c = c.resolve()
-        if c not in out: out.append(c)
-    return out
+@dataclass
+class Column:
+    "Public description of one column: its kind, bounds (numeric/integer) or categories (categorical)."
+    kind: str  # 'numeric' | 'integer' | 'categorical'
+    lower: float | None = None  # public lower bound (numeric/integer)
+    upper: float | None = None  # public upper bound (numeric/integer)
+    categories: list | None = None  # public values of a categorical column, in encoding order
+    drafted: bool = False  # True if taken from the data (not private: review before release)
+
+    def __post_init__(self):
+        if self.kind not in COLUMN_KINDS:
+            raise ValueError(f"kind must be one of {COLUMN_KINDS}, got {self.kind!r}")
+        if self.kind == 'categorical':
+            if self.lower is not None or self.upper is not None:
+                raise ValueError("a categorical column has no lower/upper bounds; list its categories instead")
+            if self.categories is None:
+                raise ValueError("a categorical column needs categories=[...] (the public list of its values)")
+            self.categories = list(self.categories)
+            if len(set(map(_cat_key, self.categories))) != len(self.categories):
+                raise ValueError("categories must not contain duplicates")
+        else:
+            if self.categories is not None:
+                raise ValueError(f"a {self.kind} column has no categories; use kind='categorical'")
+            for nm in ('lower', 'upper'):
+                v = getattr(self, nm)
+                if v is None: continue
+                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                        or not np.isfinite(v):
+                    raise ValueError(f"{nm} must be a finite number or None, got {v!r}")
+                setattr(self, nm, int(v) if isinstance(v, (int, np.integer)) else float(v))
+            if self.lower is not None and self.upper is not None and self.lower > self.upper:
+                raise ValueError(f"lower={self.lower} exceeds upper={self.upper}")
+        self.drafted = bool(self.drafted)
+
+    def to_dict(self) -> dict:
+        "The JSON form: only the fields that apply to this kind."
+        d = {'kind': self.kind}
+        if self.kind == 'categorical': d['categories'] = [_json_value(c) for c in self.categories]
+        else:
+            if self.lower is not None: d['lower'] = self.lower
+            if self.upper is not None: d['upper'] = self.upper
+        d['drafted'] = self.drafted
+        return d
+
+def _cat_key(v):
+    "Hashable key of a category value (numpy scalars compare as their Python values)."
+    return v.item() if isinstance(v, np.generic) else v
+
+def _json_value(v):
+    "A category value as JSON can hold it."
+    v = _cat_key(v)
+    if isinstance(v, float) and v.is_integer(): return int(v)
+    return v
+
+# %% ../nbs/02_data.ipynb #b2cc3fa5
+@dataclass
+class Schema:
+    "Public schema of a table: one `Column` per column (table order, label included) and the label's name."
+    columns: dict  # name -> Column, in table order; includes the label column
+    label: str | None = None  # name of the label column (must be 'categorical')
+
+    def __post_init__(self):
+        if not isinstance(self.columns, dict) or not self.columns:
+            raise ValueError("columns must be a non-empty dict {name: Column}")
+        cols = {}
+        for k, v in self.columns.items():
+            if isinstance(v, dict): v = Column(**v)
+            if not isinstance(v, Column): raise TypeError(f"columns[{k!r}] must be a Column, got {type(v).__name__}")
+            cols[str(k)] = v
+        self.columns = cols
+        if self.label is not None:
+            if self.label not in self.columns:
+                raise ValueError(f"label={self.label!r} is not a column of the schema")
+            if self.columns[self.label].kind != 'categorical':
+                raise ValueError(f"the label column {self.label!r} must be 'categorical' (list its values)")
+
+    def drafted_fields(self) -> list[str]:
+        "Names of the columns whose description was taken from the data (review them before a release)."
+        return [k for k, c in self.columns.items() if c.drafted]
+
+    def to_dict(self) -> dict:
+        "The JSON form (`dpnotes_schema` version, label, columns; a note when something is drafted)."
+        d = {'dpnotes_schema': SCHEMA_VERSION, 'label': self.label,
+             'columns': {k: c.to_dict() for k, c in self.columns.items()}}
+        if self.drafted_fields(): d['note'] = DRAFTED_NOTE
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> 'Schema':
+        "Inverse of `to_dict`."
+        if not isinstance(d, dict) or d.get('dpnotes_schema') != SCHEMA_VERSION:
+            raise ValueError(f"not a dpnotes schema (expected the key 'dpnotes_schema': {SCHEMA_VERSION})")
+        unknown = set(d) - {'dpnotes_schema', 'label', 'columns', 'note'}
+        if unknown: raise ValueError(f"unknown schema keys: {sorted(unknown)}")
+        return cls({k: Column(**v) for k, v in d['columns'].items()}, d.get('label'))
+
+    def to_json(self, path=None) -> str:
+        "JSON text of the schema; written to `path` too when given."
+        import json
+        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + '\n'
+        if path is not None: Path(path).write_text(text, encoding='utf-8')
+        return text
+
+    @classmethod
+    def from_json(cls, path_or_text) -> 'Schema':
+        "Read a schema from a JSON file or from JSON text."
+        import json
+        if isinstance(path_or_text, str) and path_or_text.lstrip().startswith('{'): text = path_or_text
+        else: text = Path(path_or_text).read_text(encoding='utf-8')
+        return cls.from_dict(json.loads(text))
+
+    def __repr__(self):
+        parts = []
+        for k, c in self.columns.items():
+            s = (f"{len(c.categories)} categories" if c.kind == 'categorical' else f"[{c.lower}, {c.upper}]")
+            parts.append(f"  {k!r}: {c.kind} {s}{' (drafted)' if c.drafted else ''}{' <- label' if k == self.label else ''}")
+        head = f"Schema({len(self.columns)} columns, label={self.label!r})"
+        warn = f"\n  note: {DRAFTED_NOTE}" if self.drafted_fields() else ''
+        return head + warn + '\n' + '\n'.join(parts)
+
+# %% ../nbs/02_data.ipynb #b0803844
+def _integral(v: np.ndarray) -> np.ndarray:
+    "Elementwise: finite and a whole number."
+    return np.isfinite(v) & (np.floor(v) == v)
+
+@patch
+def validate(self: Schema, df: pd.DataFrame) -> None:
+    "Check `df` against the schema: same columns, right kinds, values inside bounds/categories (ValueError naming the column)."
+    if not isinstance(df, pd.DataFrame): raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
+    names = [str(c) for c in df.columns]
+    dup = sorted({c for c in names if names.count(c) > 1})
+    if dup: raise ValueError(f"duplicated column names: {dup}")
+    missing = [c for c in self.columns if c not in names]
+    if missing: raise ValueError(f"columns missing from the table: {missing}")
+    extra = [c for c in names if c not in self.columns]
+    if extra: raise ValueError(f"columns not in the schema: {extra} (add them to the schema or drop them)")
+    for (name, col), orig in zip(((c, self.columns[c]) for c in self.columns), [df.columns[names.index(c)] for c in self.columns]):
+        s = df[orig]
+        obs = s[s.notna()]
+        if col.kind == 'categorical':
+            allowed = {_cat_key(c) for c in col.categories}
+            bad = int(sum(_cat_key(v) not in allowed for v in obs))
+            if bad: raise ValueError(f"column {name!r}: {bad} value(s) outside its {len(allowed)} declared categories")
+            continue
+        if pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
+            raise ValueError(f"column {name!r} is declared {col.kind} but holds non-numeric values "
+                             f"(dtype {s.dtype}); read it with missing=... for markers, or declare it categorical")
+        v = obs.to_numpy(dtype=float)
+        nonfinite = int((~np.isfinite(v)).sum())
+        if nonfinite: raise ValueError(f"column {name!r}: {nonfinite} non-finite value(s) (inf)")
+        if col.kind == 'integer':
+            frac = int((~_integral(v)).sum())
+            if frac: raise ValueError(f"column {name!r} is declared integer but has {frac} non-integer value(s)")
+        below = int((v < col.lower).sum()) if col.lower is not None else 0
+        above = int((v > col.upper).sum()) if col.upper is not None else 0
+        if below or above:
+            raise ValueError(f"column {name!r}: {below} value(s) below lower={col.lower} and {above} above "
+                             f"upper={col.upper}")
+
+# %% ../nbs/02_data.ipynb #f034b8db
+def _sorted_categories(values) -> list:
+    "Distinct non-missing values, sorted (by value when comparable, else by text), as plain Python values."
+    vals = list(dict.fromkeys(_cat_key(v) for v in pd.unique(pd.Series(values, dtype=object))))
+    try: return sorted(vals)
+    except TypeError: return sorted(vals, key=lambda v: (type(v).__name__, str(v)))
+
+def _draft_column(s: pd.Series, categorical: bool) -> Column:
+    "Drafted description of one column, read from its observed values."
+    obs = s[s.notna()]
+    if categorical or pd.api.types.is_bool_dtype(s) or not pd.api.types.is_numeric_dtype(s):
+        return Column('categorical', categories=_sorted_categories(obs), drafted=True)
+    v = obs.to_numpy(dtype=float)
+    v = v[np.isfinite(v)]
+    kind = 'integer' if len(v) and _integral(v).all() else 'numeric'
+    if not len(v): return Column(kind, drafted=True)
+    lo, hi = float(v.min()), float(v.max())
+    if kind == 'integer': lo, hi = int(lo), int(hi)
+    return Column(kind, lo, hi, drafted=True)
+
+def draft_schema(table, # a DataFrame, or a `Dataset` (its `raw` table and label)
+                 label: str | None = None, # label column (forced categorical)
+                 categorical=None, # columns to treat as categorical, besides non-numeric ones
+                ) -> Schema:
+    """Draft a `Schema` from the data. Every drafted value was taken from the data: it is not private; review the
+    bounds and categories against public documentation before a release (the JSON note and the repr repeat this)."""
+    if hasattr(table, 'X') and hasattr(table, 'y'):
+        ds = table
+        df = (ds.raw if getattr(ds, 'raw', None) is not None else ds.X).copy()
+        lab = getattr(ds, 'label_name', None) or (ds.y.name if ds.y.name is not None else 'label')
+        if label is not None and label != lab: raise ValueError(f"label={label!r} but the Dataset's label is {lab!r}")
+        df[lab] = ds.decode_labels(ds.y) if hasattr(ds, 'decode_labels') else ds.y.to_numpy()
+        label = lab
+    elif isinstance(table, pd.DataFrame): df = table
+    else: raise TypeError(f"table must be a pandas DataFrame or a Dataset, got {type(table).__name__}")
+    names = [str(c) for c in df.columns]
+    dup = sorted({c for c in names if names.count(c) > 1})
+    if dup: raise ValueError(f"duplicated column names: {dup}; rename them first")
+    cat = [] if categorical is None else ([categorical] if isinstance(categorical, str) else list(categorical))
+    unknown = [c for c in cat + ([label] if label is not None else []) if c not in names]
+    if unknown: raise ValueError(f"columns not in the table: {unknown}")
+    cols = {n: _draft_column(df[c], n in cat or n == label) for n, c in zip(names, df.columns)}
+    return Schema(cols, label)
+
+# %% ../nbs/02_data.ipynb #fa3b2e0f
+import gzip
+import hashlib
+import io
+import json
+from functools import lru_cache
+
+DATA_ENV = 'DPNOTES_DATA'  # offline copy of the fetched tables (a folder laid out like the shared data folder)
+CACHE_ENV = 'DPNOTES_CACHE'  # where fetched tables are stored
+
+def datasets_dir() -> Path:
+    "The package-data folder holding the shipped tables, their registry and schemas."
+    import importlib.util
+    return Path(importlib.util.find_spec('dpnotes').origin).resolve().parent / 'datasets'
+
+@lru_cache(maxsize=1)
+def _file_registry() -> dict:
+    "registry.json: provenance, licence, sizes and sha256 of every file (read once)."
+    return json.loads((datasets_dir() / 'registry.json').read_text(encoding='utf-8'))
+
+def _check_dir(p, what: str) -> Path:
+    "A user-chosen directory: must be a str/path naming an existing directory."
+    if not isinstance(p, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a str or path, got {type(p).__name__}")
+    q = Path(p).expanduser()
+    if not q.is_dir(): raise FileNotFoundError(f"{what}={str(p)!r} is not a directory")
+    return q
 
 def find_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
-    "Resolve the directory holding the UCI dataset folders (argument, else `$DPNOTES_DATA`, else `../shared/data`)."
-    if data_dir is not None:
-        if not isinstance(data_dir, (str, os.PathLike)):
-            raise TypeError(f"data_dir must be a str or path, got {type(data_dir).__name__}")
-        p = Path(data_dir).expanduser()
-        if not p.is_dir():
-            raise FileNotFoundError(f"data_dir={str(p)!r} is not a directory")
-        return p
+    "The user-chosen data folder: the `data_dir` argument, else `$DPNOTES_DATA` (shipped tables need neither)."
+    if data_dir is not None: return _check_dir(data_dir, 'data_dir')
     env = os.environ.get(DATA_ENV)
-    if env:
-        p = Path(env).expanduser()
-        if not p.is_dir():
-            raise FileNotFoundError(f"environment variable {DATA_ENV}={env!r} is not a directory")
-        return p
-    cands = _default_candidates()
-    for c in cands:
-        if c.is_dir(): return c
+    if env: return _check_dir(env, f'environment variable {DATA_ENV}')
     raise FileNotFoundError(
-        "no data directory found; tried " + ', '.join(map(str, cands)) +
-        f". Pass data_dir=... or set the environment variable {DATA_ENV} to the folder holding the dataset folders.")
+        f"no data folder chosen: pass data_dir=... or set the environment variable {DATA_ENV}. The shipped tables "
+        "need neither (see list_datasets()); fetch_dataset('lifesci') downloads the one that is not shipped.")
+
+def cache_dir() -> Path:
+    "Folder where fetched tables are kept: `$DPNOTES_CACHE`, else the user's cache folder (pooch's `os_cache`)."
+    env = os.environ.get(CACHE_ENV)
+    if env: return Path(env).expanduser()
+    import pooch
+    return Path(pooch.os_cache('dpnotes'))
 
 # %% ../nbs/02_data.ipynb #9efd007c
+class _Files:
+    "The verified files of one table, by their place in the shared layout (e.g. 'adult/adult.data')."
+    def __init__(self, located: dict, verify: bool):
+        self.located, self.verify = located, verify  # data_path -> (Path, compression, registry entry)
+
+    def has(self, data_path: str) -> bool:
+        return data_path in self.located and self.located[data_path][0].is_file()
+
+    def where(self, data_path: str) -> str:
+        return str(self.located[data_path][0])
+
+    def read(self, data_path: str) -> io.BytesIO:
+        path, comp, entry = self.located[data_path]
+        return io.BytesIO(_verified_bytes(path, comp, entry, self.verify))
+
+def _verified_bytes(path: Path, compression, entry: dict, verify: bool) -> bytes:
+    "Bytes of a registry file (decompressed), checked against the registry's sha256 unless `verify=False`."
+    _need(path)
+    b = path.read_bytes()
+    if compression == 'gzip':
+        try: b = gzip.decompress(b)
+        except (OSError, EOFError) as e: raise ValueError(f"{path}: not a valid gzip file ({e})") from e
+    if verify:
+        h = hashlib.sha256(b).hexdigest()
+        if h != entry['sha256']:
+            raise ValueError(
+                f"{path}: sha256 {h[:16]}... does not match the registry ({entry['sha256'][:16]}..., {entry['bytes']} "
+                "bytes): the file is damaged or a different version. Reinstall / re-fetch it, or pass verify=False "
+                "to read a modified copy on purpose.")
+    return b
+
 def _need(path: Path) -> Path:
     if not path.is_file():
         raise FileNotFoundError(
             f"dataset file not found: {path}. Pass data_dir=... or set the environment variable {DATA_ENV} "
-            "to the folder holding the dataset folders (e.g. .../shared/data).")
+            "to the folder holding the dataset folders (laid out like registry.json's data_path entries).")
     return path
 
-def _csv(path: Path, **kw) -> pd.DataFrame:
-    return pd.read_csv(_need(path), **kw)
+def _csv(files: _Files, data_path: str, **kw) -> pd.DataFrame:
+    "pandas.read_csv of a registry file; a parse error names the file."
+    buf = files.read(data_path)
+    try: return pd.read_csv(buf, **kw)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as e:
+        raise ValueError(f"{files.where(data_path)}: could not be read as this table's CSV format "
+                         f"({type(e).__name__}: {e})") from e
+
+def _label_codes(y: pd.Series, where: str, valid: tuple, positive=None) -> pd.Series:
+    "Integer label codes, checked against the documented codes `valid` (an error names the file and column)."
+    name = y.name
+    if y.isna().any(): raise ValueError(f"{where}: label column {name!r} has {int(y.isna().sum())} missing value(s)")
+    v = pd.to_numeric(y, errors='coerce')
+    if v.isna().any(): raise ValueError(f"{where}: label column {name!r} has {int(v.isna().sum())} non-numeric value(s)")
+    a = v.to_numpy(dtype=float)
+    frac = int((~_integral(a)).sum())
+    if frac: raise ValueError(f"{where}: label column {name!r} has {frac} value(s) that are not whole numbers "
+                              f"(documented codes: {list(valid)}); they would be truncated")
+    bad = int((~np.isin(a, valid)).sum())
+    if bad: raise ValueError(f"{where}: label column {name!r} has {bad} value(s) outside the documented codes {list(valid)}")
+    codes = a.astype('int64')
+    if positive is not None: codes = (codes == positive).astype('int64')
+    return pd.Series(codes, index=y.index, name=name)
 
 def _read_sklearn(which):
-    def read(_dir):
+    def read(files, split=None):
         from sklearn import datasets as skd
         b = (skd.load_breast_cancer if which == 'wdbc' else skd.load_digits)(as_frame=True)
         X = b.data.astype(float)
         return X, b.target.astype('int64').rename('target')
     return read
 
-def _header_csv(relpath: str, label: str, positive=None):
+def _header_csv(data_path: str, label: str, valid: tuple, positive=None):
     "Reader for a CSV with a header row and `?` for missing; with `positive`, label == positive -> 1, else 0."
-    def read(root: Path):
-        df = _csv(root / relpath, na_values=['?'])
-        y = df.pop(label)
-        if positive is not None: y = y == positive
-        return df, y.astype('int64').rename(label)
+    def read(files, split=None):
+        df = _csv(files, data_path, na_values=['?'])
+        if label not in df.columns:
+            raise ValueError(f"{files.where(data_path)}: no label column {label!r} in the header")
+        y = _label_codes(df.pop(label), files.where(data_path), valid, positive)
+        return df, y
     return read
 
 _ADULT_COLS = ['age', 'workclass', 'fnlwgt', 'education', 'education_num', 'marital_status', 'occupation',
                'relationship', 'race', 'sex', 'capital_gain', 'capital_loss', 'hours_per_week', 'native_country',
                'income']
 
-def _read_adult_part(root: Path, part: str) -> pd.DataFrame:
-    # the copy has a header row in place of UCI's first line (see PROVENANCE.md): skip it, name columns ourselves
-    df = _csv(root / 'adult' / f'adult.{part}', header=None, skiprows=1, names=_ADULT_COLS,
-              skipinitialspace=True, na_values=['?'])
+def _read_adult_part(files, part: str) -> pd.DataFrame:
+    # the copy has a header row in place of UCI's first line (see the registry notes): skip it, name columns ourselves
+    dp = f'adult/adult.{part}'
+    df = _csv(files, dp, header=None, skiprows=1, names=_ADULT_COLS, skipinitialspace=True, na_values=['?'])
     df = df.dropna(how='all')
     inc = df['income'].astype(str).str.strip().str.rstrip('.')
     bad = ~inc.isin(['<=50K', '>50K'])
-    if bad.any(): raise ValueError(f"adult.{part}: unexpected income values {sorted(inc[bad].unique())[:5]}")
+    if bad.any(): raise ValueError(f"{files.where(dp)}: {int(bad.sum())} income value(s) are neither <=50K nor >50K")
     df['income'] = (inc == '>50K').astype('int64')
     return df
 
-def _read_adult(root: Path, split: str = 'all'):
+def _read_adult(files, split: str = 'all'):
     parts = {'train': ['data'], 'test': ['test'], 'all': ['data', 'test']}[split]
-    df = pd.concat([_read_adult_part(root, p) for p in parts], ignore_index=True)
+    df = pd.concat([_read_adult_part(files, p) for p in parts], ignore_index=True)
     y = df.pop('income')
     return df, y
 
-def _spambase_names(root: Path) -> list[str]:
-    path = root / 'spambase' / 'spambase.names'
-    if not path.is_file(): return [f'f{i}' for i in range(57)]
+def _spambase_names(files) -> list[str]:
+    dp = 'spambase/spambase.names'
+    if not files.has(dp): return [f'f{i}' for i in range(57)]
     names = []
-    for line in path.read_text(errors='replace').splitlines():
+    for line in files.read(dp).read().decode('utf-8', errors='replace').splitlines():
         s = line.strip()
         if s.endswith('continuous.') and ':' in s and not s.startswith('|'):
             names.append(s[:s.rindex(':', 0, len(s) - len('continuous.'))].strip())
     return names if len(names) == 57 else [f'f{i}' for i in range(57)]
 
-def _read_spambase(root: Path):
-    df = _csv(root / 'spambase' / 'spambase.data', header=None, skiprows=1)
-    if df.shape[1] != 58: raise ValueError(f"spambase.data: expected 58 columns, found {df.shape[1]}")
-    df.columns = _spambase_names(root) + ['spam']
-    y = df.pop('spam').astype('int64')
+def _read_spambase(files, split=None):
+    dp = 'spambase/spambase.data'
+    df = _csv(files, dp, header=None, skiprows=1)
+    if df.shape[1] != 58: raise ValueError(f"{files.where(dp)}: expected 58 columns, found {df.shape[1]}")
+    df.columns = _spambase_names(files) + ['spam']
+    y = _label_codes(df.pop('spam'), files.where(dp), (0, 1))
     return df, y
 
 # %% ../nbs/02_data.ipynb #a605bd95
@@ -161,137 +451,512 @@ def _read_spambase(root: Path):
 class _Spec:
     reader: object
     task: str
-    files: tuple  # relative paths needed (empty: embedded)
+    files: tuple  # data paths of the required files (empty: embedded)
     categorical: tuple
     complete_default: bool
     label_names: dict
     source: str
+    label: str = 'target'  # label column of the original table
+    label_values: tuple | None = None  # code i <-> original value label_values[i] (None: the codes are the values)
 
-def _csv_spec(relpath: str, label: str, task: str, label_names: dict, source: str, positive=None, categorical=()):
+def _csv_spec(data_path: str, label: str, task: str, label_names: dict, source: str, valid: tuple, positive=None,
+              categorical=(), label_values=None):
     "Spec of a headed CSV file holding features and label."
-    return _Spec(_header_csv(relpath, label, positive), task, (relpath,), tuple(categorical), False, label_names, source)
+    return _Spec(_header_csv(data_path, label, valid, positive), task, (data_path,), tuple(categorical), False,
+                 label_names, source, label, label_values)
 
 _REGISTRY = {
     'wdbc': _Spec(_read_sklearn('wdbc'), 'binary', (), (), False, {0: 'malignant', 1: 'benign'},
         "Wisconsin Diagnostic Breast Cancer (UCI id 17) as shipped by scikit-learn `load_breast_cancer`: 569 x 30, "
-        "no missing values; target 0 = malignant (212), 1 = benign (357)."),
+        "no missing values; target 0 = malignant (212), 1 = benign (357).", 'target', (0, 1)),
     'digits': _Spec(_read_sklearn('digits'), 'multiclass', (), (), False, {i: str(i) for i in range(10)},
         "Optical recognition of handwritten digits, the 1,797-row test part (UCI id 80) shipped by scikit-learn "
-        "`load_digits`: 8x8 pixel counts 0-16, 64 features, labels 0-9."),
+        "`load_digits`: 8x8 pixel counts 0-16, 64 features, labels 0-9.", 'target', tuple(range(10))),
     'indian_liver': _csv_spec('indian_liver_patient/Indian Liver Patient Dataset (ILPD).csv', 'Label', 'binary',
         {0: 'non-patient (UCI 2)', 1: 'liver patient (UCI 1)'},
         "ILPD (UCI id 225), Ramana & Venkateswarlu 2012: 583 rows, 10 features (Gender one-hot), 4 missing A/G ratio "
         "imputed by the column mean; label 1 = liver patient (416), 0 = non-patient (167). Used by DPRP.",
-        positive=1, categorical=('Gender',)),
+        valid=(1, 2), positive=1, categorical=('Gender',), label_values=(2, 1)),
     'dermatology': _csv_spec('dermatology/dermatology.data', 'Classification', 'multiclass',
         {1: 'psoriasis', 2: 'seboreic dermatitis', 3: 'lichen planus', 4: 'pityriasis rosea',
          5: 'cronic dermatitis', 6: 'pityriasis rubra pilaris'},
         "Dermatology (UCI id 33), Ilter & Guvenir 1998: 366 rows, 34 attributes, 8 missing ages ('?') imputed by the "
-        "mean; classes 1-6 (112/61/72/49/52/20). Used by DPRP."),
+        "mean; classes 1-6 (112/61/72/49/52/20). Used by DPRP.", valid=(1, 2, 3, 4, 5, 6)),
     'cervical_cancer': _csv_spec('cervical_cancer_risk_factors/risk_factors_cervical_cancer.csv', 'Biopsy', 'binary',
         {0: 'biopsy negative', 1: 'biopsy positive'},
         "Cervical cancer risk factors (UCI id 383), Fernandes et al. 2017: 858 rows, 35 features (the other three "
         "test results kept as features), 3,622 missing cells ('?') imputed by column means; label Biopsy "
-        "(803 neg / 55 pos). Used by DPRP."),
+        "(803 neg / 55 pos). Used by DPRP.", valid=(0, 1), label_values=(0, 1)),
     'adult': _Spec(_read_adult, 'binary', ('adult/adult.data', 'adult/adult.test'),
         ('workclass', 'education', 'marital_status', 'occupation', 'relationship', 'race', 'sex', 'native_country'),
         True, {0: '<=50K', 1: '>50K'},
         "Adult / census income (UCI id 2), Becker & Kohavi 1996: adult.data then adult.test; by default only the "
-        "45,222 complete rows (30,162 + 15,060), as in DP-SYN; 8 categorical columns one-hot encoded; label 1 = >50K."),
+        "45,222 complete rows (30,162 + 15,060), as in DP-SYN; 8 categorical columns one-hot encoded; label 1 = >50K.",
+        'income', ('<=50K', '>50K')),
     'spambase': _Spec(_read_spambase, 'binary', ('spambase/spambase.data',), (), False, {0: 'non-spam', 1: 'spam'},
         "Spambase (UCI id 94), Hopkins et al. 1999: 4,601 e-mails x 57 features (names from spambase.names), "
-        "label 1 = spam (1,813). Used by DP-SYN."),
+        "label 1 = spam (1,813). Used by DP-SYN.", 'spam', (0, 1)),
     'mammographic_mass': _csv_spec('mammographic_mass/mammographic_masses.data', 'Severity', 'binary',
         {0: 'benign', 1: 'malignant'},
         "Mammographic mass (UCI id 161), Elter et al. 2007: 961 rows x 5 attributes (BI-RADS, Age, Shape, Margin, "
         "Density; kept numeric), '?' imputed by column means (830 complete rows with complete=True); label Severity "
-        "1 = malignant (445). Used by DP-SYN."),
+        "1 = malignant (445). Used by DP-SYN.", valid=(0, 1), label_values=(0, 1)),
     'lifesci': _csv_spec('lifesci/lifesci.csv', 'a10', 'binary', {},
         "Lifesci table used by DP-SYN and DP-EM: 26,733 rows x 10 real attributes, binary label a10 (804 ones). "
-        "Origin outside UCI unverified; licence unknown (see the data folder's PROVENANCE.md)."),
+        "Origin outside UCI unverified; licence unknown, hence not shipped: fetched on first use (see registry.json).",
+        valid=(0, 1), label_values=(0, 1)),
 }
+
+def _unknown_name(name) -> ValueError:
+    return ValueError(f"unknown dataset name={name!r}; valid names: {', '.join(_REGISTRY)}. "
+                      "To use your own file or DataFrame, call read_table(path_or_dataframe, label='column').")
+
+def _key(name) -> str:
+    if not isinstance(name, str): raise TypeError(f"name must be a str, got {type(name).__name__}")
+    key = name.strip().lower()
+    if key not in _REGISTRY: raise _unknown_name(name)
+    return key
 
 def list_datasets() -> list[str]:
     "Names accepted by `load_dataset`."
     return list(_REGISTRY)
 
+def dataset_info(name: str) -> dict:
+    "Provenance of a registry table: licence, source, origin, files with sizes and sha256, and where it is kept."
+    key = _key(name)
+    if key in ('wdbc', 'digits'):
+        return {'name': key, 'where': 'embedded (scikit-learn)', 'source': _REGISTRY[key].source, 'files': []}
+    info = dict(_file_registry()[key], name=key)
+    info['where'] = 'shipped' if all('shipped' in f for f in info['files']) else 'fetched'
+    return info
+
 # %% ../nbs/02_data.ipynb #0353a635
-def clean_features(raw: pd.DataFrame, categorical=(), name: str = 'X') -> pd.DataFrame:
-    "One-hot encode `categorical` columns (`col=level`, all levels, sorted) and impute missing values by column means."
+def _non_number_tokens(s: pd.Series) -> list:
+    "Distinct stripped values of `s` that do not parse as numbers (missing values ignored)."
+    u = pd.Series(pd.unique(s[s.notna()].astype(object))).astype(str).str.strip()   # distinct values only: fast
+    num = pd.to_numeric(u, errors='coerce')
+    return list(dict.fromkeys(u[num.isna()].tolist()))
+
+def _marker_columns(df: pd.DataFrame, cols: list) -> dict:
+    "Columns among `cols` that are numbers apart from at most 3 marker-like tokens ('?', '-', 'NA', 'n/a', ...): {column: tokens}."
+    out = {}
+    for c in cols:
+        toks = _non_number_tokens(df[c])
+        u = pd.Series(pd.unique(df[c][df[c].notna()].astype(object))).astype(str).str.strip()
+        n_num = int(pd.to_numeric(u, errors='coerce').notna().sum())
+        if n_num and 0 < len(toks) <= 3 and all((len(t) <= 4 and not t.isalpha()) or
+                                                t.upper() in ('NA', 'NAN', 'N/A', 'NULL', 'NONE', 'MISSING') for t in toks):
+            out[c] = toks
+    return out
+
+def _nonnumeric_message(df: pd.DataFrame, cols: list, name: str) -> str:
+    "Error text for non-numeric columns: a marker hint where the column is numeric apart from a few tokens."
+    markers = _marker_columns(df, cols)
+    other = [c for c in cols if c not in markers]
+    msg = []
+    if markers:
+        toks = sorted({t for v in markers.values() for t in v})
+        msg.append(f"{name}: columns {list(markers)} are numeric apart from the marker(s) {toks}: read the file with "
+                   f"missing={toks} (read_table) or na_values={toks} (pandas.read_csv)")
+    if other:
+        msg.append(f"{name} has non-numeric columns not declared categorical: {other}; pass categorical=[...] "
+                   "to one-hot encode them")
+    return '; '.join(msg)
+
+def clean_features(raw: pd.DataFrame, categorical=(), name: str = 'X', impute: str | None = 'mean') -> pd.DataFrame:
+    "One-hot encode `categorical` columns (`col=level`, all levels, sorted); impute missing values by column means (`impute='mean'`, not private) or leave them NaN (`impute=None`)."
     if not isinstance(raw, pd.DataFrame): raise TypeError(f"{name} must be a pandas DataFrame")
-    categorical = list(categorical)
+    if impute not in ('mean', None): raise ValueError(f"impute must be 'mean' or None, got {impute!r}")
+    names = [str(c) for c in raw.columns]
+    dup = sorted({c for c in names if names.count(c) > 1})
+    if dup: raise ValueError(f"{name} has duplicated column names: {dup}; rename them (each column needs its own name)")
+    categorical = [categorical] if isinstance(categorical, str) else list(categorical)
     missing = [c for c in categorical if c not in raw.columns]
     if missing: raise ValueError(f"categorical columns not in {name}: {missing}")
     df = raw.copy()
     other = [c for c in df.columns if c not in categorical]
     nonnum = [c for c in other if not pd.api.types.is_numeric_dtype(df[c])]
-    if nonnum: raise ValueError(f"{name} has non-numeric columns not declared categorical: {nonnum}")
+    if nonnum: raise ValueError(_nonnumeric_message(df, nonnum, name))
     blocks = []
     for c in df.columns:
         if c in categorical:
-            col = df[c].astype('string').str.strip()
-            levels = sorted(col.dropna().unique())
-            dummies = pd.DataFrame({f'{c}={lv}': (col == lv).astype(float) for lv in levels}, index=df.index)
-            dummies.loc[col.isna().to_numpy(), :] = np.nan
-            blocks.append(dummies)
+            s = df[c].astype(object)
+            miss = s.isna().to_numpy()
+            text = {v: str(v).strip() for v in pd.unique(s[~miss])}        # each distinct value stripped once
+            levels = sorted(set(text.values()))
+            pos = {lv: i for i, lv in enumerate(levels)}
+            codes = np.array([pos[text[v]] for v in s[~miss]], dtype=np.int64)
+            M = np.full((len(s), len(levels)), np.nan)
+            M[~miss] = 0.0
+            M[np.flatnonzero(~miss), codes] = 1.0
+            blocks.append(pd.DataFrame(M, columns=[f'{c}={lv}' for lv in levels], index=df.index))
         else:
             blocks.append(df[[c]].astype(float))
     out = pd.concat(blocks, axis=1) if blocks else pd.DataFrame(index=df.index)
-    allnan = out.columns[out.isna().all()].tolist()
-    if allnan: raise ValueError(f"{name}: columns with no observed value cannot be imputed: {allnan}")
-    out = out.fillna(out.mean())
+    inf = out.columns[np.isinf(out.to_numpy()).any(axis=0)].tolist()
+    if inf: raise ValueError(f"{name}: columns {inf} hold infinite values; replace them (or mark them missing) first: "
+                             "a mean would carry them into every missing cell")
+    if impute == 'mean':
+        allnan = out.columns[out.isna().all()].tolist()
+        if allnan: raise ValueError(f"{name}: columns with no observed value cannot be imputed: {allnan}; drop them "
+                                    "or fill them with public constants")
+        out = out.fillna(out.mean())
     return out
 
 # %% ../nbs/02_data.ipynb #fc142867
 _CACHE: dict = {}
 
-def _file_stamp(root, files):
+def _locate(key: str, data_dir, fetch: bool) -> dict:
+    "data_path -> (Path, compression, registry entry) for the files of table `key`."
+    entries = _file_registry()[key]['files']
+    if data_dir is not None:
+        root = _check_dir(data_dir, 'data_dir')
+        return {e['data_path']: (root / e['data_path'], None, e) for e in entries}
+    if all('shipped' in e for e in entries):
+        base = datasets_dir()
+        return {e['data_path']: (base / e['shipped'], e.get('compression'), e) for e in entries}
+    env = os.environ.get(DATA_ENV)
+    if env:
+        root = _check_dir(env, f'environment variable {DATA_ENV}')
+        return {e['data_path']: (root / e['data_path'], None, e) for e in entries}
+    out = {}
+    for e in entries:
+        p = cache_dir() / key / Path(e['data_path']).name
+        if not p.is_file():
+            if not fetch:
+                raise FileNotFoundError(
+                    f"{key!r} is not shipped with dpnotes (licence: {_file_registry()[key]['licence']}) and not in the "
+                    f"cache {cache_dir()}: call fetch_dataset({key!r}) once (downloads it), or set the environment "
+                    f"variable {DATA_ENV} to a folder holding {e['data_path']}")
+            p = fetch_dataset(key)
+        out[e['data_path']] = (p, None, e)
+    return out
+
+def _file_stamp(located: dict) -> tuple:
     out = []
-    for f in files:
-        p = _need(root / f)
-        st = p.stat()
+    for dp, (p, comp, e) in sorted(located.items()):
+        if e.get('role', 'data') != 'data' and not p.is_file(): continue
+        st = _need(p).stat()
         out.append((str(p.resolve()), st.st_mtime_ns, st.st_size))
     return tuple(out)
 
+def _shipped_schema(key: str):
+    p = datasets_dir() / 'schemas' / f'{key}.json'
+    return Schema.from_json(p) if p.is_file() else None
+
 def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *, complete: bool | None = None,
-                 split: str | None = None) -> Dataset:
+                 split: str | None = None, verify: bool = True) -> Dataset:
     "Load dataset `name` (see `list_datasets()`) as numeric `X` (means imputed, one-hot) and integer label `y`."
-    if not isinstance(name, str): raise TypeError(f"name must be a str, got {type(name).__name__}")
-    key = name.strip().lower()
-    if key not in _REGISTRY:
-        raise ValueError(f"unknown dataset name={name!r}; valid names: {', '.join(_REGISTRY)}")
+    key = _key(name)
     spec = _REGISTRY[key]
     if complete is None: complete = spec.complete_default
     if not isinstance(complete, (bool, np.bool_)): raise TypeError("complete must be True, False or None")
+    if not isinstance(verify, (bool, np.bool_)): raise TypeError("verify must be True or False")
     if split is not None and key != 'adult':
         raise ValueError(f"split is only available for 'adult' (it has a train and a test file), not {key!r}")
     if key == 'adult':
         split = 'all' if split is None else split
         if split not in ('all', 'train', 'test'): raise ValueError(f"split must be 'all', 'train' or 'test', got {split!r}")
     if spec.files:
-        root = find_data_dir(data_dir)
-        stamp = _file_stamp(root, spec.files)
+        located = _locate(key, data_dir, fetch=True)
+        stamp = _file_stamp(located)
     else:
-        root, stamp = None, ()
-    ck = (key, stamp, bool(complete), split)
+        if data_dir is not None: _check_dir(data_dir, 'data_dir')   # a bad choice is an error, even when unused
+        located, stamp = {}, ()
+    ck = (key, stamp, bool(complete), split, bool(verify))
     if ck not in _CACHE:
-        raw, y = spec.reader(root, split) if key == 'adult' else spec.reader(root)
+        files = _Files(located, bool(verify))
+        raw, y = spec.reader(files, split)
         if complete:
             keep = raw.notna().all(axis=1).to_numpy()
             raw, y = raw.loc[keep].reset_index(drop=True), y.loc[keep].reset_index(drop=True)
         X = clean_features(raw, spec.categorical, name=f'{key} features')
         src = spec.source
         if key == 'adult' and split != 'all': src += f" Part: {split} file only."
-        _CACHE[ck] = Dataset(X, y.astype('int64'), key, spec.task, src, tuple(spec.categorical),
-                             dict(spec.label_names))
+        ds = Dataset(X, y.astype('int64'), key, spec.task, src, tuple(spec.categorical), dict(spec.label_names),
+                     raw.reset_index(drop=True), spec.label,
+                     None if spec.label_values is None else list(spec.label_values))
+        ds.schema = _shipped_schema(key) or draft_schema(ds)
+        _CACHE[ck] = ds
     return _CACHE[ck].copy()
 
 # %% ../nbs/02_data.ipynb #4195e4e8
+def _copy_downloader(src: Path):
+    "A pooch downloader that copies a local file (used for local sources and in tests)."
+    def download(url, output_file, pooch_obj=None, check_only=False):
+        if check_only: return src.is_file()
+        data = src.read_bytes()
+        if hasattr(output_file, 'write'): output_file.write(data)
+        else: Path(output_file).write_bytes(data)
+    return download
+
+def fetch_dataset(name: str, *, source: str | os.PathLike | None = None, cache: str | os.PathLike | None = None,
+                  progressbar: bool = False) -> Path:
+    "Path of the local, checksum-verified copy of a table that is not shipped (`$DPNOTES_DATA`, else the cache, else downloaded)."
+    key = _key(name)
+    if key in ('wdbc', 'digits') or all('shipped' in e for e in _file_registry()[key]['files']):
+        raise ValueError(f"{key!r} ships with dpnotes (or scikit-learn): nothing to fetch; call load_dataset({key!r})")
+    e = _file_registry()[key]['files'][0]
+    env = os.environ.get(DATA_ENV)
+    if env and source is None:
+        p = _check_dir(env, f'environment variable {DATA_ENV}') / e['data_path']
+        _verified_bytes(p, None, e, True)
+        return p
+    import pooch
+    url = str(source) if source is not None else e['url']
+    downloader = None
+    if source is not None and not str(source).startswith(('http://', 'https://', 'ftp://', 'sftp://', 'doi:')):
+        src = Path(str(source)[len('file://'):] if str(source).startswith('file://') else source).expanduser()
+        if not src.is_file(): raise FileNotFoundError(f"source={str(source)!r}: no such file")
+        downloader = _copy_downloader(src)
+    folder = (Path(cache).expanduser() if cache is not None else cache_dir()) / key
+    try:
+        out = pooch.retrieve(url, known_hash=f"sha256:{e['sha256']}", fname=Path(e['data_path']).name, path=folder,
+                             downloader=downloader, progressbar=progressbar)
+    except ValueError as err:
+        raise ValueError(f"fetch_dataset({key!r}) from {url}: the download does not match the registry's sha256 "
+                         f"({e['sha256'][:16]}...); nothing was kept. Details: {err}") from err
+    return Path(out)
+
 def data_available(name: str, data_dir: str | os.PathLike | None = None) -> bool:
-    "True if `load_dataset(name, data_dir)` will find its files."
-    if name not in _REGISTRY: raise ValueError(f"unknown dataset name={name!r}; valid names: {', '.join(_REGISTRY)}")
-    spec = _REGISTRY[name]
-    if not spec.files: return True
-    try: root = find_data_dir(data_dir)
-    except FileNotFoundError: return False
-    return all((root / f).is_file() for f in spec.files)
+    "True if `load_dataset(name, data_dir)` can read its files without a download."
+    key = _key(name)
+    spec = _REGISTRY[key]
+    if not spec.files:
+        if data_dir is not None: _check_dir(data_dir, 'data_dir')
+        return True
+    try: located = _locate(key, data_dir, fetch=False)
+    except FileNotFoundError as e:
+        if data_dir is None and os.environ.get(DATA_ENV) is None: return False
+        if 'is not a directory' in str(e): raise
+        return False
+    return all(p.is_file() for dp, (p, c, ent) in located.items() if ent.get('role', 'data') == 'data')
+
+# %% ../nbs/02_data.ipynb #7e3a1c0f
+import codecs
+import csv
+
+DEFAULT_MISSING = ('?', '', 'NA')
+
+def _decode_text(b: bytes, encoding, where: str) -> tuple:
+    "Text of a file and the encoding used: a BOM decides, else `encoding`, else UTF-8, else Windows-1252."
+    if encoding is not None:
+        try: text = b.decode(encoding)
+        except (UnicodeDecodeError, LookupError) as e:
+            raise ValueError(f"{where}: cannot be decoded with encoding={encoding!r} ({e}); try another encoding, "
+                             "e.g. encoding='latin-1'") from e
+        return text.lstrip('\ufeff'), encoding
+    for bom, enc in ((codecs.BOM_UTF8, 'utf-8-sig'), (codecs.BOM_UTF32_LE, 'utf-32'), (codecs.BOM_UTF32_BE, 'utf-32'),
+                     (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16')):
+        if b.startswith(bom): return b.decode(enc).lstrip('\ufeff'), enc
+    try: return b.decode('utf-8'), 'utf-8'
+    except UnicodeDecodeError: return b.decode('cp1252', errors='replace'), 'cp1252'
+
+def _sniff_sep(text: str) -> str:
+    "The delimiter among , ; tab | that splits the first lines into the same number (> 1) of fields; ',' if none does."
+    lines = [l for l in text.splitlines()[:50] if l.strip()]
+    best, best_k = ',', 1
+    for d in (',', ';', '\t', '|'):
+        counts = {len(r) for r in csv.reader(lines, delimiter=d)}
+        if len(counts) == 1 and (k := counts.pop()) > best_k: best, best_k = d, k
+    return best
+
+def _apply_missing(df: pd.DataFrame, missing) -> pd.DataFrame:
+    "Strip text cells, turn the `missing` markers into NaN, and make columns numeric where every value is a number."
+    out = {}
+    for c in df.columns:
+        s = df[c]
+        if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s): out[c] = s; continue
+        s = s.astype(object).where(s.notna(), None)
+        strip = {v: (v.strip() if isinstance(v, str) else v) for v in pd.unique(s[s.notna()])}
+        st = s.map(strip)
+        st = st.where(~st.isin(list(missing)), None)
+        obs = st[st.notna()]
+        u = pd.Series(pd.unique(obs), dtype=object)
+        if len(obs) and pd.to_numeric(u, errors='coerce').notna().all():
+            v = pd.to_numeric(st, errors='coerce')
+            out[c] = v.astype('int64') if v.notna().all() and _integral(v.to_numpy(float)).all() else v.astype(float)
+        elif len(obs) == 0 and len(st): out[c] = pd.Series(np.nan, index=df.index, dtype=float)
+        else: out[c] = st
+    return pd.DataFrame(out, index=df.index)
+
+def _read_csv_text(text: str, sep, missing, where: str) -> tuple:
+    "A DataFrame from CSV text: delimiter sniffed unless given, duplicated header names refused, markers -> NaN."
+    sep = _sniff_sep(text) if sep is None else sep
+    first = next((l for l in text.splitlines() if l.strip()), None)
+    if first is None: raise ValueError(f"{where}: the file is empty")
+    header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup: raise ValueError(f"{where}: duplicated column names {dup} in the header; rename them "
+                             "(pandas would silently rename the copies to 'name.1')")
+    try:
+        df = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as e:
+        raise ValueError(f"{where}: could not be parsed as CSV with sep={sep!r} ({type(e).__name__}: {e}); "
+                         "pass sep=... if the delimiter was guessed wrong") from e
+    df.columns = [str(c).strip() for c in df.columns]
+    return _apply_missing(df, missing), sep
+
+# %% ../nbs/02_data.ipynb #7e3a1c10
+def _arff_attribute(rest: str, where: str) -> tuple:
+    "(name, type, nominal values or None) of an `@attribute` line (after the keyword)."
+    rest = rest.strip()
+    if rest[:1] in ('"', "'"):
+        j = rest.find(rest[0], 1)
+        if j < 0: raise ValueError(f"{where}: unterminated quoted attribute name in {rest[:40]!r}")
+        name, typ = rest[1:j], rest[j + 1:].strip()
+    else:
+        parts = rest.split(None, 1)
+        name, typ = parts[0], (parts[1].strip() if len(parts) > 1 else '')
+    if typ.startswith('{'):
+        if not typ.endswith('}'): raise ValueError(f"{where}: attribute {name!r}: nominal values must end with '}}'")
+        vals = [v.strip().strip('"').strip("'") for v in next(csv.reader([typ[1:-1]], quotechar="'", skipinitialspace=True))]
+        return name, 'nominal', vals
+    t = typ.split()[0].lower() if typ else ''
+    if t in ('numeric', 'real', 'integer'): return name, 'numeric', None
+    if t in ('string', 'date'): return name, 'string', None
+    raise ValueError(f"{where}: attribute {name!r} has an unsupported ARFF type {typ[:30]!r} "
+                     "(numeric, real, integer, string, date and nominal {...} are read)")
+
+def _read_arff(text: str, missing, where: str) -> tuple:
+    "DataFrame of a (dense) ARFF file and its nominal attributes {name: declared values}."
+    attrs, data, in_data = [], [], False
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s.startswith('%'): continue
+        if in_data: data.append(s); continue
+        low = s.lower()
+        if low.startswith('@relation'): continue
+        if low.startswith('@attribute'): attrs.append(_arff_attribute(s[len('@attribute'):], where))
+        elif low.startswith('@data'): in_data = True
+        else: raise ValueError(f"{where}: unexpected line in the ARFF header: {s[:40]!r}")
+    if not attrs: raise ValueError(f"{where}: no @attribute lines; not an ARFF file")
+    names = [a[0] for a in attrs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup: raise ValueError(f"{where}: duplicated attribute names {dup}")
+    if any(r.startswith('{') for r in data): raise ValueError(f"{where}: sparse ARFF data ({{...}} rows) is not supported")
+    rows = list(csv.reader(data, quotechar="'", skipinitialspace=True))
+    for i, r in enumerate(rows):
+        if len(r) != len(attrs):
+            raise ValueError(f"{where}: data row {i + 1} has {len(r)} values, the header declares {len(attrs)} attributes")
+    df = pd.DataFrame(rows, columns=names, dtype=object)
+    df = df.apply(lambda s: s.map(lambda v: v.strip().strip('"') if isinstance(v, str) else v))
+    miss = set(missing) | {'?'}
+    nominal = {}
+    for name, typ, vals in attrs:
+        s = df[name].where(~df[name].isin(miss), None)
+        if typ == 'numeric':
+            v = pd.to_numeric(s, errors='coerce')
+            bad = int((v.isna() & s.notna()).sum())
+            if bad: raise ValueError(f"{where}: numeric attribute {name!r} has {bad} value(s) that are not numbers")
+            df[name] = v.astype(float)
+        elif typ == 'nominal':
+            bad = int((s.notna() & ~s.isin(vals)).sum())
+            if bad: raise ValueError(f"{where}: nominal attribute {name!r} has {bad} value(s) not among its declared values")
+            df[name] = s; nominal[name] = vals
+        else: df[name] = s
+    return df, nominal
+
+# %% ../nbs/02_data.ipynb #7e3a1c11
+def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas DataFrame
+               label: str | None = None, # name of the label column (coded 0..K-1; original values in `label_values`)
+               categorical=None, # columns to one-hot encode; default: non-numeric columns and ARFF nominal attributes
+               missing=None, # cell values read as missing; default ('?', '', 'NA')
+               sep: str | None = None, # CSV delimiter; default: sniffed among , ; tab |
+               encoding: str | None = None, # text encoding; default: byte-order mark, else UTF-8, else Windows-1252
+               name: str | None = None, # dataset name; default: the file name without extension, or 'table'
+              ) -> Dataset:
+    "Read a user's table (CSV, ARFF or DataFrame) into a `Dataset`: missing values left as NaN (not imputed), categoricals one-hot, label coded, schema drafted."
+    if missing is None: missing = DEFAULT_MISSING
+    elif isinstance(missing, str): missing = (missing,)
+    missing = tuple(missing)
+    if not all(isinstance(m, str) for m in missing): raise TypeError("missing must be a string or a list of strings")
+    if sep is not None and (not isinstance(sep, str) or not sep): raise ValueError("sep must be a non-empty string")
+    nominal, fmt = {}, 'DataFrame'
+    if isinstance(source, pd.DataFrame):
+        where = 'DataFrame'
+        names = [str(c) for c in source.columns]
+        dup = sorted({c for c in names if names.count(c) > 1})
+        if dup: raise ValueError(f"the DataFrame has duplicated column names {dup}; rename them")
+        df = _apply_missing(source.copy(), missing)
+        df.columns = names
+        name = name or 'table'
+    elif isinstance(source, (str, os.PathLike)):
+        path = Path(source).expanduser()
+        if not path.is_file(): raise FileNotFoundError(f"source={str(source)!r}: no such file")
+        where = str(path)
+        b = path.read_bytes()
+        suffixes = [s.lower() for s in path.suffixes]
+        if suffixes[-1:] == ['.gz']:
+            try: b = gzip.decompress(b)
+            except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from e
+            suffixes = suffixes[:-1]
+        text, enc = _decode_text(b, encoding, where)
+        head = text.lstrip()[:2000].lower()
+        if suffixes[-1:] == ['.arff'] or (head.startswith(('@relation', '%')) and '@attribute' in head):
+            df, nominal = _read_arff(text, missing, where); fmt = f'ARFF, {enc}'
+        else:
+            df, used = _read_csv_text(text, sep, missing, where); fmt = f'CSV sep={used!r}, {enc}'
+        name = name or path.name.split('.')[0]
+    else:
+        raise TypeError(f"source must be a file path or a pandas DataFrame, got {type(source).__name__}")
+    if df.shape[1] == 0 or len(df) == 0: raise ValueError(f"{where}: no rows or no columns to read")
+    cols = list(df.columns)
+    if label is not None and label not in cols:
+        raise ValueError(f"label={label!r} is not a column of {where}; columns: {cols[:20]}")
+    if categorical is None:
+        cat = [c for c in cols if c != label and (c in nominal or pd.api.types.is_bool_dtype(df[c])
+                                                   or not pd.api.types.is_numeric_dtype(df[c]))]
+        marked = _marker_columns(df, [c for c in cat if c not in nominal])
+        if marked: raise ValueError(_nonnumeric_message(df, list(marked), where))
+    else:
+        cat = [categorical] if isinstance(categorical, str) else list(categorical)
+        unknown = [c for c in cat if c not in cols]
+        if unknown: raise ValueError(f"categorical: columns not in {where}: {unknown}")
+        if label in cat: cat.remove(label)
+    feats = [c for c in cols if c != label]
+    raw = df[feats].copy()
+    X = clean_features(raw, cat, name=f'{name} features', impute=None)
+    if label is not None:
+        lab = df[label]
+        if lab.isna().any():
+            raise ValueError(f"label column {label!r} has {int(lab.isna().sum())} missing value(s); drop those rows "
+                             "or fill them before reading")
+        values = nominal.get(label) or _sorted_categories(lab)
+        index = {_cat_key(v): i for i, v in enumerate(values)}
+        y = pd.Series([index[_cat_key(v)] for v in lab], index=df.index, name=label, dtype='int64')
+        task = 'binary' if len(values) <= 2 else 'multiclass'
+    else:
+        values, y, task = None, pd.Series(np.zeros(len(df), dtype='int64'), index=df.index), 'unlabelled'
+    schema = draft_schema(df, label=label, categorical=cat)
+    for c, vals in nominal.items(): schema.columns[c].categories = list(vals)   # declared order (still drafted)
+    n_miss = int(raw.isna().sum().sum())
+    src = (f"read_table({where}; {fmt}): {len(df)} rows x {len(cols)} columns; {n_miss} missing cells left as NaN "
+           f"(not imputed); categorical: {cat}; label: {label!r}" +
+           (f" coded 0..{len(values) - 1} as {values[:10]}{'...' if len(values) > 10 else ''}" if label else '') +
+           ". Schema drafted from the data: review it before a release.")
+    return Dataset(X, y, name, task, src, tuple(cat), {i: str(v) for i, v in enumerate(values or [])},
+                   raw, label, None if values is None else list(values), schema)
+
+# %% ../nbs/02_data.ipynb #7e3a1c1c
+def check_complete(X, name: str = 'X') -> None:
+    "Raise a ValueError naming the columns of `X` with missing values and the imputation options."
+    A = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X, dtype=float))
+    bad = A.columns[A.isna().any()].tolist()
+    if bad:
+        raise ValueError(f"{name} has missing values (NaN) in columns {bad[:10]}{'...' if len(bad) > 10 else ''}: "
+                         "impute them first, with public constants (Dataset.imputed(values={column: value})) or with "
+                         "column means (Dataset.imputed('mean'); not private), or drop the incomplete rows")
+
+@patch
+def imputed(self: Dataset, strategy: str | None = None, values: dict | None = None) -> Dataset:
+    "A copy with the missing cells of `X` filled: `values` (public constants, by X column) and/or `strategy='mean'` (not private)."
+    if strategy not in (None, 'mean'): raise ValueError(f"strategy must be None or 'mean', got {strategy!r}")
+    values = {} if values is None else dict(values)
+    unknown = [c for c in values if c not in self.X.columns]
+    if unknown: raise ValueError(f"values: not columns of X: {unknown[:10]}")
+    out = self.copy()
+    out.X = out.X.fillna(values)
+    if strategy == 'mean': out.X = clean_features(out.X, name=f'{self.name} features', impute='mean')
+    check_complete(out.X, f'{self.name} features after imputation')
+    return out
