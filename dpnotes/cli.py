@@ -18,7 +18,8 @@ import typer
 
 import dpnotes.data as _data
 import dpnotes.privacy as _privacy
-from .release import METHODS, as_schema, methods, release, wdbc_schema, _schema_api, _to_dict, _frame_of
+from .data import draft_schema, read_table
+from .release import METHODS, as_schema, methods, release, wdbc_schema, _frame_of
 
 # %% auto #0
 __all__ = ['SHIPPED', 'app', 'BadInput', 'read_input', 'methods_cmd', 'schema_cmd', 'default_sampler', 'release_cmd',
@@ -41,7 +42,7 @@ def _one_line(e: BaseException) -> str:
 SHIPPED = ('wdbc',)
 
 def read_input(source: str, label: str | None = None) -> tuple:
-    "(DataFrame, label, schema or None): a CSV/TSV file (delimiter sniffed, `?` and empty cells missing), an ARFF file, or a shipped table name."
+    "(DataFrame, label, schema or None): a CSV/TSV or ARFF file read by `dpnotes.data.read_table` (original columns, label values decoded), or a shipped table name."
     p = Path(source)
     if not p.exists():
         if source.lower() in SHIPPED:
@@ -50,17 +51,11 @@ def read_input(source: str, label: str | None = None) -> tuple:
             return df, label or 'target', wdbc_schema()
         raise BadInput(f"{source}: file not found (or a shipped table name: {', '.join(SHIPPED)})")
     if p.is_dir(): raise BadInput(f"{source}: is a directory, not a table")
-    try:
-        if p.suffix.lower() == '.arff':
-            rt = _schema_api()[2]
-            if rt is None: raise BadInput(f"{source}: ARFF needs dpnotes.data.read_table (not in this version); convert to CSV")
-            df, label, _ = _frame_of(rt(str(p), label=label), label)
-        else:
-            if p.stat().st_size == 0: raise BadInput(f"{source}: the file is empty")
-            try: df = pd.read_csv(p, sep=None, engine='python', na_values=['?'])    # delimiter sniffed
-            except csv.Error: df = pd.read_csv(p, na_values=['?'])                  # one column: nothing to sniff
-    except BadInput: raise
+    if p.stat().st_size == 0: raise BadInput(f"{source}: the file is empty")
+    try: ds = read_table(p, label=label)                          # CSV (delimiter sniffed) or ARFF; label values decoded below
     except _TABLE_ERRORS as e: raise BadInput(f"{source}: cannot read the table ({_one_line(e)})") from None
+    if label is None: df = ds.raw.copy() if ds.raw is not None else ds.X.copy()
+    else: df, label, _ = _frame_of(ds, label)
     if df.shape[1] == 0 or len(df) == 0: raise BadInput(f"{source}: the table is empty")
     if label is not None and label not in df.columns:
         raise BadInput(f"--label: column {label!r} is not in {source} (columns: {', '.join(map(str, df.columns[:8]))}{' …' if df.shape[1] > 8 else ''})")
@@ -96,8 +91,7 @@ def schema_cmd(source: str = typer.Argument(..., metavar='IN', help='table to dr
     bad = [c for c in (cats or []) if c not in df.columns]
     if bad: raise BadInput(f"--categorical: column {bad[0]!r} is not in {source}")
     _check_out(out, source, ('.json',))
-    draft = _schema_api()[1]
-    d = _to_dict(draft(df, label=label, categorical=cats))
+    d = draft_schema(df, label=label, categorical=cats).to_dict()
     d['note'] = ("DRAFTED FROM THE DATA: every bound and category list below was read from the private table, so a release "
                  "using them is not private. Replace each by public knowledge (documentation, legal or physical limits), "
                  "then set \"drafted\": false.")

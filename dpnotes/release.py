@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 import dpnotes.data as _data
+from .data import Column, Dataset, Schema, draft_schema
 from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, laplace_noise
 from .dprp import DPRP
 from .gauss import PCAGauss, RONGauss
@@ -32,84 +33,34 @@ __all__ = ['SCHEMA_HINT', 'METHODS', 'as_schema', 'drafted_fields', 'TableCodec'
            'release', 'wdbc_schema']
 
 # %% ../nbs/60_release.ipynb #c113c299
-# --- STAND-IN until `dpnotes.data` ships `Schema`, `Column`, `draft_schema` and `read_table` (branch wt-data). ----------
-# Every use below goes through `_schema_api()`, so once the public classes exist these stand-ins are simply unused;
-# the lead may delete this cell after the merge.
-@dataclass
-class _Column:
-    kind: str
-    lower: float | None = None
-    upper: float | None = None
-    categories: list | None = None
-    drafted: bool = False
-
-@dataclass
-class _Schema:
-    columns: dict
-    label: str | None = None
-    @classmethod
-    def from_dict(cls, d):
-        cols = {k: _Column(**{f: v for f, v in c.items() if f in ('kind', 'lower', 'upper', 'categories', 'drafted')})
-                for k, c in d.get('columns', {}).items()}
-        return cls(cols, d.get('label'))
-    def to_dict(self):
-        cols = {}
-        for k, c in self.columns.items():
-            e = {'kind': c.kind}
-            if c.kind == 'categorical': e['categories'] = list(c.categories)
-            else: e.update(lower=c.lower, upper=c.upper)
-            if c.drafted: e['drafted'] = True
-            cols[k] = e
-        return {'dpnotes_schema': 1, 'label': self.label, 'columns': cols}
-
-def _stand_in_draft(table, label=None, categorical=None):
-    cols = {}
-    for c in table.columns:
-        s = table[c]
-        if c == label or (categorical and c in categorical) or not (pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)):
-            cats = sorted(s.dropna().unique().tolist(), key=lambda v: (str(type(v)), v))
-            cols[c] = _Column('categorical', categories=cats, drafted=True)
-        else:
-            v = s.dropna()
-            kind = 'integer' if pd.api.types.is_integer_dtype(s) or (len(v) and np.all(v == np.round(v))) else 'numeric'
-            cols[c] = _Column(kind, float(v.min()) if len(v) else 0.0, float(v.max()) if len(v) else 1.0, drafted=True)
-    return _Schema(cols, label)
-
-def _schema_api():
-    "(Schema, draft_schema, read_table or None): the public ones of `dpnotes.data` when present, else the stand-ins."
-    S, D, R = getattr(_data, 'Schema', None), getattr(_data, 'draft_schema', None), getattr(_data, 'read_table', None)
-    if S is not None and D is not None: return S, D, R
-    return _Schema, _stand_in_draft, None
-# --- end of the stand-in ---------------------------------------------------------------------------------------------
-
-# %% ../nbs/60_release.ipynb #3ae6dc3b
-def _to_dict(schema):
-    "The JSON-style dict of a schema object."
-    return schema.to_dict() if hasattr(schema, 'to_dict') else _Schema(schema.columns, schema.label).to_dict()
+def _to_dict(schema) -> dict:
+    "The JSON form of a schema object."
+    return schema.to_dict()
 
 SCHEMA_HINT = ("write one: `dpnotes schema TABLE.csv -o schema.json` (or dpnotes.data.draft_schema(df)), review every field "
                "against public knowledge (documentation, domain limits; not the data), set \"drafted\": false, then pass it")
 
-def as_schema(schema):
-    "A `Schema` from a `Schema`, its dict form, a JSON file path or JSON text (public input; checked)."
-    S, _, _ = _schema_api()
+def as_schema(schema) -> Schema:
+    "A fresh `Schema` from a `Schema`, its dict form, a JSON file path or JSON text (a public input: checked, errors name the column)."
     if schema is None: raise ValueError(f"schema: no schema given; the release needs public bounds and categories — {SCHEMA_HINT}")
     if isinstance(schema, (str, os.PathLike)):
         text = str(schema)
         if not text.lstrip().startswith('{'):
             p = Path(schema)
             if not p.is_file(): raise ValueError(f"schema: file not found: {p}")
-            text = p.read_text()
+            text = p.read_text(encoding='utf-8')
         try: schema = json.loads(text)
         except json.JSONDecodeError as e: raise ValueError(f"schema: not valid JSON ({e.msg}, line {e.lineno})") from None
-    if isinstance(schema, dict):
-        if 'columns' not in schema or not isinstance(schema['columns'], dict):
-            raise ValueError("schema: a dict with a 'columns' mapping is required ({'dpnotes_schema': 1, 'columns': {...}})")
-        try: schema = S.from_dict(schema)
-        except (TypeError, KeyError, ValueError) as e: raise ValueError(f"schema: {e}") from None
-    if not (hasattr(schema, 'columns') and isinstance(schema.columns, dict)):
+    if isinstance(schema, Schema): schema = schema.to_dict()
+    if not isinstance(schema, dict):
         raise TypeError(f"schema must be a dpnotes.data.Schema, a dict, or a JSON path/text; got {type(schema).__name__}")
-    schema = S.from_dict(_to_dict(schema))                         # a fresh copy: the caller's schema is never modified
+    if not isinstance(schema.get('columns'), dict) or not schema['columns']:
+        raise ValueError("schema: a non-empty 'columns' mapping is required ({'dpnotes_schema': 1, 'columns': {...}})")
+    for name, c in schema['columns'].items():                       # one column at a time, so errors can name it
+        try: Column(**c)
+        except (TypeError, ValueError) as e: raise ValueError(f"schema: column {name!r}: {e}") from None
+    try: schema = Schema.from_dict({'dpnotes_schema': 1, **schema})    # a fresh copy: the caller's schema is never modified
+    except (TypeError, ValueError) as e: raise ValueError(f"schema: {e}") from None
     for name, c in schema.columns.items():
         if c.kind in ('numeric', 'integer'):
             lo, hi = c.lower, c.upper
@@ -127,7 +78,7 @@ def drafted_fields(schema) -> list:
     "Names of the columns whose fields were drafted from the data (not private until reviewed)."
     return [k for k, c in schema.columns.items() if getattr(c, 'drafted', False)]
 
-# %% ../nbs/60_release.ipynb #ead2a402
+# %% ../nbs/60_release.ipynb #bce00385
 class TableCodec:
     "Public, row-by-row map between a table and the unit cube, defined by the schema alone (never by the data)."
     def __init__(self, schema, columns, label=None, dtypes=None):
@@ -215,7 +166,7 @@ class TableCodec:
             out[self.label] = self._cast(self.label, pd.Series(cats[np.asarray(y, dtype=np.int64)], dtype=object))
         return pd.DataFrame({c: out[c] for c in self.order if c in out})
 
-# %% ../nbs/60_release.ipynb #d9503313
+# %% ../nbs/60_release.ipynb #faafc0e2
 def default_delta(n: int) -> float:
     "δ = min(1e-5, 1/(10 n)): well below 1/n (n is public under replace-one neighbours)."
     return float(min(1e-5, 1.0 / (10 * check_int(n, 'n'))))
@@ -243,7 +194,7 @@ class Method:
                  sampler: str = 'numpy'):
         self.epsilon, self.delta, self.schema, self.classes, self.rng, self.sampler = epsilon, delta, schema, classes, rng, sampler
 
-# %% ../nbs/60_release.ipynb #a347e4e4
+# %% ../nbs/60_release.ipynb #71bd74a6
 def _method_validate(self):
     "All checks of the constructor parameters, in one place; returns the checked (epsilon, sampler)."
     eps = check_epsilon(self.epsilon)
@@ -258,16 +209,15 @@ Method._validate = _method_validate
 Method._supports_sampler = lambda self: True
 Method._check_params = lambda self: None
 
-# %% ../nbs/60_release.ipynb #9b28128b
+# %% ../nbs/60_release.ipynb #a347e4e4
 def _frame_of(data, label=None):
     "(DataFrame, label name, schema carried by the data or None) from a DataFrame or a `Dataset`; never modifies `data`."
     if isinstance(data, pd.DataFrame): return data, label, None
-    if isinstance(data, _data.Dataset):
-        raw = getattr(data, 'raw', None)
-        X = raw if isinstance(raw, pd.DataFrame) else data.X
-        lab = label or getattr(data, 'label_name', None) or (data.y.name if data.y.name is not None else 'label')
-        df = X.copy(); df[lab] = data.y.to_numpy()
-        return df, lab, getattr(data, 'schema', None)
+    if isinstance(data, Dataset):                                   # original columns and label values when read by read_table
+        X = data.raw if isinstance(data.raw, pd.DataFrame) else data.X
+        lab = label or data.label_name or (data.y.name if data.y.name is not None else 'label')
+        df = X.copy(); df[lab] = data.decode_labels(data.y.to_numpy())
+        return df, lab, data.schema
     raise TypeError(f"data must be a pandas DataFrame or a dpnotes.data.Dataset, got {type(data).__name__}")
 
 def _method_prepare(self, data, label=None):
@@ -286,9 +236,8 @@ def _method_prepare(self, data, label=None):
             classes = list(classes)
             if cats is not None and [str(c) for c in cats] != [str(c) for c in classes]:
                 raise ValueError(f"classes={classes} differs from the schema's categories {list(cats)} for label {label!r}")
-            S, _, _ = _schema_api()
             d = _to_dict(schema)
-            schema = S.from_dict({**d, 'columns': {**d['columns'], label: {'kind': 'categorical', 'categories': classes}}})
+            schema = Schema.from_dict({**d, 'columns': {**d['columns'], label: {'kind': 'categorical', 'categories': classes}}})
         if len(schema.columns[label].categories) < 2:
             raise ValueError(f"classes: a label needs at least two public classes, got {list(schema.columns[label].categories)}")
     elif self.uses_labels and self.classes is not None: raise ValueError("classes was given but no label column: pass label=")
@@ -301,7 +250,7 @@ def _method_prepare(self, data, label=None):
 
 Method._prepare = _method_prepare
 
-# %% ../nbs/60_release.ipynb #3e2f795f
+# %% ../nbs/60_release.ipynb #60d3df68
 def _method_charge(self, step: str, mechanism: str, epsilon: float, delta: float = 0.0):
     "Record one charge in the ledger (a step that sees the private data)."
     self._charges.append(dict(step=step, mechanism=mechanism, epsilon=float(epsilon), delta=float(delta)))
@@ -318,7 +267,7 @@ def _method_close_ledger(self, eps):
 
 Method._charge, Method._close_ledger = _method_charge, _method_close_ledger
 
-# %% ../nbs/60_release.ipynb #d689928d
+# %% ../nbs/60_release.ipynb #b824fd30
 def _method_fit(self, data, label=None, allow_drafted: bool = False):
     "Encode `data` through the public schema and fit the method's DP model; spends at most (epsilon, delta)."
     eps, sampler = self._validate()
@@ -351,7 +300,7 @@ Method.fit, Method.sample = _method_fit, _method_sample
 Method._needs_labels = lambda self: False
 Method._prefix = 'z'
 
-# %% ../nbs/60_release.ipynb #181aec04
+# %% ../nbs/60_release.ipynb #88ef10b4
 class DPRPRelease(Method):
     "DPRP through the front door: public-bounds encoding, the analytic Gaussian calibration, output decoded to original units."
     name, system, paper = 'dprp', 'DPRP', 'Gondara & Wang (2020)'
@@ -395,7 +344,7 @@ class DPRPPaperRelease(DPRPRelease):
     original_units, private = False, False
     _preprocess, _theorem_b = 'row_l2', 'published'
 
-# %% ../nbs/60_release.ipynb #dba4edb8
+# %% ../nbs/60_release.ipynb #b5ad516a
 class _GaussRelease(Method):
     "RON-/PCA-Gauss through the front door: the model on centred encoded rows, plus a private route back to original units."
     uses_delta = False
@@ -499,7 +448,7 @@ class PCAGaussPaperRelease(PCAGaussRelease):
     guarantee = 'NOT DP for p ≥ 3 (published covariance sensitivity too small); class sizes exact (public by assumption)'
     needs_public = 'schema (categories), classes, class sizes, n'
 
-# %% ../nbs/60_release.ipynb #8e90a59c
+# %% ../nbs/60_release.ipynb #f2a782ad
 class JLRelease(Method):
     "Dhaliwal et al.'s JL + Laplace release of the encoded rows (features only; the label is not released)."
     name, system, paper = 'jl-laplace', 'JL + Laplace', 'Dhaliwal et al.'
@@ -539,7 +488,7 @@ class JLPaperRelease(JLRelease):
     name, private, _published = 'jl-laplace-paper', False, True
     guarantee = "NOT DP as stated: the paper's failure probability β is ≥ 1 at its own settings"
 
-# %% ../nbs/60_release.ipynb #1400ed41
+# %% ../nbs/60_release.ipynb #7be54346
 class DPSynRelease(Method):
     "DP-SYN through the front door: per-label DP auto-encoder + DP-EM on the encoded rows, private class sizes."
     name, system, paper = 'dp-syn', 'DP-SYN', 'Abay et al.'
@@ -583,7 +532,7 @@ class DPSynPaperRelease(DPSynRelease):
     guarantee = '(ε, δ)-DP only if the class sizes are public: the exact sizes are released'
     needs_public = 'schema (bounds, categories), classes, class sizes, n'
 
-# %% ../nbs/60_release.ipynb #d1a104f7
+# %% ../nbs/60_release.ipynb #947bfd2a
 METHODS: dict = {}
 
 def register(cls):
@@ -602,7 +551,7 @@ def methods() -> pd.DataFrame:
                  uses_delta=c.uses_delta) for c in METHODS.values()]
     return pd.DataFrame(rows).set_index('name')
 
-# %% ../nbs/60_release.ipynb #36b285aa
+# %% ../nbs/60_release.ipynb #8ee9ae9d
 @dataclass(repr=False)
 class Release:
     "The result of `release`: the released table, the ledger of every charge, and every input treated as public."
@@ -628,7 +577,7 @@ class Release:
         return (f"Release({self.method!r}: {len(self.data)} rows x {self.data.shape[1]} columns in {units}; "
                 f"spent ε={e:.4g} of {self.epsilon:.4g}, δ={d:.3g} of {self.delta:.3g}{tag})")
 
-# %% ../nbs/60_release.ipynb #b7442040
+# %% ../nbs/60_release.ipynb #36b285aa
 def release(data, # a DataFrame (the caller's columns) or a `dpnotes.data.Dataset`
             method: str, # a name in `methods()`
             epsilon: float, # total privacy budget
@@ -671,8 +620,8 @@ def _public_table(est, n) -> pd.DataFrame:
     rows.append(('delta', est.delta_, 'given' if est.delta is not None else 'default min(1e-5, 1/(10 n))'))
     return pd.DataFrame(rows, columns=['item', 'value', 'why public'])
 
-# %% ../nbs/60_release.ipynb #95e1c8d6
-def wdbc_schema() -> 'Schema':
+# %% ../nbs/60_release.ipynb #dd6f228e
+def wdbc_schema() -> Schema:
     "A public schema for the shipped WDBC table: each feature's range as printed in the data set's documentation, widened by 1%."
     from sklearn.datasets import load_breast_cancer
     b = load_breast_cancer()
@@ -684,6 +633,5 @@ def wdbc_schema() -> 'Schema':
         lo, hi = float(lo), float(hi); w = 0.01 * (hi - lo)
         cols[str(name)] = {'kind': 'numeric', 'lower': max(0.0, lo - w), 'upper': hi + w}
     cols['target'] = {'kind': 'categorical', 'categories': [0, 1]}
-    S, _, _ = _schema_api()
-    return S.from_dict({'dpnotes_schema': 1, 'label': 'target', 'columns': cols,
+    return Schema.from_dict({'dpnotes_schema': 1, 'label': 'target', 'columns': cols,
                         'note': "ranges from the WDBC documentation (scikit-learn DESCR), widened by 1%; 0 = malignant, 1 = benign"})
