@@ -514,6 +514,7 @@ class DPSynRelease(Method):
                   n_components=self.n_components, em_iters=self.em_iters, bounds=(0.0, 1.0), published=self._published,
                   rng=rng, progress=False)
         if _accepts(DPSyn, 'classes'): kw['classes'] = list(range(len(self.classes_)))
+        if _accepts(DPSyn, 'class_sizes'): kw['class_sizes'] = 'public' if self._published else 'private'
         if sampler != 'numpy': kw['sampler'] = sampler
         m = DPSyn(eps, delta, **kw).fit(E, y)
         for step, e, d in m.budget_.ledger.itertuples(index=False):
