@@ -185,6 +185,7 @@ def report_cmd(real: str = typer.Argument(..., metavar='REAL', help='the real ta
     rep = report(A, B, label=label, real_test=T, rng=seed)
     rep.save(out)
     _say(rep.table.to_string(index=False, float_format=lambda v: f'{v:.3f}'))
+    if rep.note: _say(rep.note)
     _say(f"wrote {out}")
 
 # %% ../nbs/61_cli.ipynb #2c92dc67

@@ -177,3 +177,16 @@ def test_release_not_original_units_says_so(table, capsys):
     assert not set(rel.columns) & {'age', 'income', 'sex', 'city'}
     code, text, err = run(capsys, 'release', csv, '-o', d / 'p.csv', '-m', 'ron-gauss-paper', '-e', 1, '--schema', sj, '--seed', 0)
     assert code == 0 and 'NOT differentially private' in text
+
+
+def test_installed_entry_point(tmp_path):
+    "The console script `dpnotes` (after `pip install -e .`): same behaviour as `main` through a real process."
+    import shutil, subprocess
+    exe = shutil.which('dpnotes')
+    if exe is None: pytest.skip('the dpnotes console script is not installed (pip install -e .)')
+    r = subprocess.run([exe, 'methods'], capture_output=True, text=True, timeout=300)
+    if r.returncode != 0 and 'No module named' in r.stderr: pytest.skip('the installed dpnotes is an older version without the CLI')
+    assert r.returncode == 0 and 'dprp' in r.stdout
+    r = subprocess.run([exe, 'release', 'wdbc', '-o', str(tmp_path / 'o.csv'), '-e', '0'], capture_output=True, text=True, timeout=300)
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.endswith('…')]
+    assert r.returncode == 2 and len(lines) == 1 and 'epsilon' in lines[0] and 'Traceback' not in r.stderr
