@@ -107,7 +107,7 @@ def _check_out(out: Path, source: str, suffixes):
 # %% ../nbs/61_cli.ipynb #101b4f13
 def default_sampler(method: str) -> str:
     "The sampler used when --sampler is not given: the float-safe one when it exists and the method takes it, else numpy."
-    # ONE PLACE TO SIMPLIFY after the merge: once SAMPLERS['safe'] exists and every method takes sampler=, return 'safe'.
+    # THE ONE PLACE TO SIMPLIFY: when SAMPLERS has 'safe' and every registered method takes sampler=, return 'safe'.
     if 'safe' in _privacy.SAMPLERS and METHODS[method](sampler='safe')._supports_sampler(): return 'safe'
     return 'numpy'
 

@@ -166,7 +166,7 @@ class TableCodec:
             out[self.label] = self._cast(self.label, pd.Series(cats[np.asarray(y, dtype=np.int64)], dtype=object))
         return pd.DataFrame({c: out[c] for c in self.order if c in out})
 
-# %% ../nbs/60_release.ipynb #faafc0e2
+# %% ../nbs/60_release.ipynb #d9503313
 def default_delta(n: int) -> float:
     "δ = min(1e-5, 1/(10 n)): well below 1/n (n is public under replace-one neighbours)."
     return float(min(1e-5, 1.0 / (10 * check_int(n, 'n'))))
@@ -194,7 +194,7 @@ class Method:
                  sampler: str = 'numpy'):
         self.epsilon, self.delta, self.schema, self.classes, self.rng, self.sampler = epsilon, delta, schema, classes, rng, sampler
 
-# %% ../nbs/60_release.ipynb #71bd74a6
+# %% ../nbs/60_release.ipynb #a347e4e4
 def _method_validate(self):
     "All checks of the constructor parameters, in one place; returns the checked (epsilon, sampler)."
     eps = check_epsilon(self.epsilon)
@@ -209,7 +209,7 @@ Method._validate = _method_validate
 Method._supports_sampler = lambda self: True
 Method._check_params = lambda self: None
 
-# %% ../nbs/60_release.ipynb #a347e4e4
+# %% ../nbs/60_release.ipynb #9b28128b
 def _frame_of(data, label=None):
     "(DataFrame, label name, schema carried by the data or None) from a DataFrame or a `Dataset`; never modifies `data`."
     if isinstance(data, pd.DataFrame): return data, label, None
@@ -250,7 +250,7 @@ def _method_prepare(self, data, label=None):
 
 Method._prepare = _method_prepare
 
-# %% ../nbs/60_release.ipynb #60d3df68
+# %% ../nbs/60_release.ipynb #3e2f795f
 def _method_charge(self, step: str, mechanism: str, epsilon: float, delta: float = 0.0):
     "Record one charge in the ledger (a step that sees the private data)."
     self._charges.append(dict(step=step, mechanism=mechanism, epsilon=float(epsilon), delta=float(delta)))
@@ -267,7 +267,7 @@ def _method_close_ledger(self, eps):
 
 Method._charge, Method._close_ledger = _method_charge, _method_close_ledger
 
-# %% ../nbs/60_release.ipynb #b824fd30
+# %% ../nbs/60_release.ipynb #d689928d
 def _method_fit(self, data, label=None, allow_drafted: bool = False):
     "Encode `data` through the public schema and fit the method's DP model; spends at most (epsilon, delta)."
     eps, sampler = self._validate()
@@ -300,7 +300,7 @@ Method.fit, Method.sample = _method_fit, _method_sample
 Method._needs_labels = lambda self: False
 Method._prefix = 'z'
 
-# %% ../nbs/60_release.ipynb #88ef10b4
+# %% ../nbs/60_release.ipynb #181aec04
 class DPRPRelease(Method):
     "DPRP through the front door: public-bounds encoding, the analytic Gaussian calibration, output decoded to original units."
     name, system, paper = 'dprp', 'DPRP', 'Gondara & Wang (2020)'
@@ -344,7 +344,7 @@ class DPRPPaperRelease(DPRPRelease):
     original_units, private = False, False
     _preprocess, _theorem_b = 'row_l2', 'published'
 
-# %% ../nbs/60_release.ipynb #b5ad516a
+# %% ../nbs/60_release.ipynb #dba4edb8
 class _GaussRelease(Method):
     "RON-/PCA-Gauss through the front door: the model on centred encoded rows, plus a private route back to original units."
     uses_delta = False
@@ -448,7 +448,7 @@ class PCAGaussPaperRelease(PCAGaussRelease):
     guarantee = 'NOT DP for p ≥ 3 (published covariance sensitivity too small); class sizes exact (public by assumption)'
     needs_public = 'schema (categories), classes, class sizes, n'
 
-# %% ../nbs/60_release.ipynb #f2a782ad
+# %% ../nbs/60_release.ipynb #8e90a59c
 class JLRelease(Method):
     "Dhaliwal et al.'s JL + Laplace release of the encoded rows (features only; the label is not released)."
     name, system, paper = 'jl-laplace', 'JL + Laplace', 'Dhaliwal et al.'
@@ -488,7 +488,7 @@ class JLPaperRelease(JLRelease):
     name, private, _published = 'jl-laplace-paper', False, True
     guarantee = "NOT DP as stated: the paper's failure probability β is ≥ 1 at its own settings"
 
-# %% ../nbs/60_release.ipynb #7be54346
+# %% ../nbs/60_release.ipynb #1400ed41
 class DPSynRelease(Method):
     "DP-SYN through the front door: per-label DP auto-encoder + DP-EM on the encoded rows, private class sizes."
     name, system, paper = 'dp-syn', 'DP-SYN', 'Abay et al.'
@@ -533,7 +533,7 @@ class DPSynPaperRelease(DPSynRelease):
     guarantee = '(ε, δ)-DP only if the class sizes are public: the exact sizes are released'
     needs_public = 'schema (bounds, categories), classes, class sizes, n'
 
-# %% ../nbs/60_release.ipynb #947bfd2a
+# %% ../nbs/60_release.ipynb #d1a104f7
 METHODS: dict = {}
 
 def register(cls):
@@ -552,7 +552,7 @@ def methods() -> pd.DataFrame:
                  uses_delta=c.uses_delta) for c in METHODS.values()]
     return pd.DataFrame(rows).set_index('name')
 
-# %% ../nbs/60_release.ipynb #8ee9ae9d
+# %% ../nbs/60_release.ipynb #b7442040
 @dataclass(repr=False)
 class Release:
     "The result of `release`: the released table, the ledger of every charge, and every input treated as public."
@@ -578,7 +578,7 @@ class Release:
         return (f"Release({self.method!r}: {len(self.data)} rows x {self.data.shape[1]} columns in {units}; "
                 f"spent ε={e:.4g} of {self.epsilon:.4g}, δ={d:.3g} of {self.delta:.3g}{tag})")
 
-# %% ../nbs/60_release.ipynb #36b285aa
+# %% ../nbs/60_release.ipynb #dd6f228e
 def release(data, # a DataFrame (the caller's columns) or a `dpnotes.data.Dataset`
             method: str, # a name in `methods()`
             epsilon: float, # total privacy budget
@@ -621,7 +621,7 @@ def _public_table(est, n) -> pd.DataFrame:
     rows.append(('delta', est.delta_, 'given' if est.delta is not None else 'default min(1e-5, 1/(10 n))'))
     return pd.DataFrame(rows, columns=['item', 'value', 'why public'])
 
-# %% ../nbs/60_release.ipynb #dd6f228e
+# %% ../nbs/60_release.ipynb #8b106305
 def wdbc_schema() -> Schema:
     "A public schema for the shipped WDBC table: each feature's range as printed in the data set's documentation, widened by 1%."
     from sklearn.datasets import load_breast_cancer
