@@ -28,7 +28,8 @@ from .privacy import as_matrix, as_rng, check_int
 
 # %% auto #0
 __all__ = ['MODELS', 'AVERAGES', 'make_model', 'snap_labels', 'auprc', 'tstr', 'real_reference', 'train_test_split_df',
-           'reference_table', 'repeated_reference', 'marginal_tvd', 'svm_misclassification', 'svm_agreement_rate']
+           'reference_table', 'repeated_reference', 'marginal_tvd', 'svm_misclassification', 'svm_agreement_rate',
+           'marginal_distances', 'correlation_difference', 'UtilityReport', 'report']
 
 # %% ../nbs/03_evaluate.ipynb #8cfd8733
 MODELS = ('rf', 'logreg', 'svm', 'rbf_svm')
@@ -288,3 +289,167 @@ def svm_agreement_rate(X_syn, y_syn, X_train, y_train, X_test, rng=None, model='
     A, _, ya = _check_xy(X_train, y_train, 'X_train', 'y_train', d=T.shape[1], columns=cols)
     seed = int(as_rng(rng).integers(2**31 - 1))          # the same seed for both fits
     return float(np.mean(_fit_predict(S, ys, T, model, seed) == _fit_predict(A, ya, T, model, seed)))
+
+# %% ../nbs/03_evaluate.ipynb #r0300001
+from dataclasses import dataclass
+from pathlib import Path
+
+def _design(frames, label=None):
+    "Numeric design matrices for several tables with the same columns: numbers as floats, other columns one-hot on the union of their values (the label excluded)."
+    cols = [c for c in frames[0].columns if c != label]
+    num = [c for c in cols if all(pd.api.types.is_numeric_dtype(f[c]) and not pd.api.types.is_bool_dtype(f[c]) for f in frames)]
+    out = []
+    levels = {c: sorted({str(v) for f in frames for v in f[c].dropna().unique()}) for c in cols if c not in num}
+    for f in frames:
+        parts = {}
+        for c in cols:
+            if c in num:
+                v = f[c].astype(float)
+                parts[c] = v.fillna(v.mean() if v.notna().any() else 0.0).to_numpy()
+            else:
+                s = f[c].astype(object).map(lambda v: None if pd.isna(v) else str(v))
+                for lv in levels[c]: parts[f'{c}={lv}'] = (s == lv).to_numpy(dtype=float)
+        out.append(pd.DataFrame(parts))
+    return out
+
+def _check_tables(real, released, label):
+    for nm, t in (('real', real), ('released', released)):
+        if not isinstance(t, pd.DataFrame): raise TypeError(f"{nm} must be a pandas DataFrame, got {type(t).__name__}")
+        if len(t) == 0: raise ValueError(f"{nm} is empty")
+    extra = [c for c in released.columns if c not in real.columns]
+    lost = [c for c in real.columns if c not in released.columns]
+    if extra or lost:
+        raise ValueError(f"released has columns {extra[:3]} not in real and lacks {lost[:3]}: the report compares tables in the "
+                         "same columns and units (a release in a method's own coordinates cannot be compared this way)")
+    if label is not None and label not in real.columns: raise ValueError(f"label: column {label!r} is not in the tables")
+
+# %% ../nbs/03_evaluate.ipynb #r0300002
+def marginal_distances(real: pd.DataFrame, released: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
+    "Per column: total variation distance between the real and released marginals (numbers on `bins` quantile bins of the real column, other columns by value)."
+    _check_tables(real, released, None)
+    bins = check_int(bins, 'bins', minimum=2)
+    rows = []
+    for c in real.columns:
+        a, b = real[c].dropna(), released[c].dropna()
+        numeric = pd.api.types.is_numeric_dtype(a) and not pd.api.types.is_bool_dtype(a) and a.nunique() > bins
+        if numeric and pd.api.types.is_numeric_dtype(b):
+            cuts = np.unique(np.quantile(a.to_numpy(float), np.arange(1, bins) / bins))
+            ca, cb = np.searchsorted(cuts, a.to_numpy(float), 'right'), np.searchsorted(cuts, b.to_numpy(float), 'right')
+            p, q = np.bincount(ca, minlength=len(cuts) + 1) / max(len(a), 1), np.bincount(cb, minlength=len(cuts) + 1) / max(len(b), 1)
+            kind = 'numeric'
+        else:
+            sa, sb = a.astype(str), b.astype(str)
+            lv = sorted(set(sa) | set(sb))
+            p = sa.value_counts().reindex(lv, fill_value=0).to_numpy() / max(len(sa), 1)
+            q = sb.value_counts().reindex(lv, fill_value=0).to_numpy() / max(len(sb), 1)
+            kind = 'categorical'
+        rows.append(dict(column=c, kind=kind, tvd=float(0.5 * np.abs(p - q).sum())))
+    return pd.DataFrame(rows)
+
+# %% ../nbs/03_evaluate.ipynb #r0300004
+def correlation_difference(real: pd.DataFrame, released: pd.DataFrame, label=None) -> tuple:
+    "(C_real, C_released, mean |difference| off the diagonal): Pearson correlations of the numeric columns (the label included when numeric)."
+    _check_tables(real, released, None)
+    num = [c for c in real.columns if pd.api.types.is_numeric_dtype(real[c]) and pd.api.types.is_numeric_dtype(released[c])]
+    if len(num) < 2: return pd.DataFrame(), pd.DataFrame(), float('nan')
+    with np.errstate(invalid='ignore', divide='ignore'):
+        A = real[num].astype(float).corr().fillna(0.0)
+        B = released[num].astype(float).corr().fillna(0.0)
+    off = ~np.eye(len(num), dtype=bool)
+    return A, B, float(np.abs(A.to_numpy() - B.to_numpy())[off].mean())
+
+# %% ../nbs/03_evaluate.ipynb #r0300008
+@dataclass(repr=False)
+class UtilityReport:
+    "What a release keeps: `table` (headline numbers), `columns` (per-column distances) and `figure`; `save` writes PNG or HTML."
+    table: pd.DataFrame
+    columns: pd.DataFrame
+    figure: object
+    note: str = ''
+
+    def save(self, path) -> Path:
+        "Write the figure as PNG (`.png`) or a self-contained HTML page with the tables and the figure (`.html`)."
+        import base64, io, html
+        p = Path(path)
+        if p.suffix.lower() == '.png':
+            self.figure.savefig(p, dpi=110, bbox_inches='tight'); return p
+        if p.suffix.lower() not in ('.html', '.htm'): raise ValueError(f"path: use a .png or .html file name, got {p.name!r}")
+        buf = io.BytesIO(); self.figure.savefig(buf, format='png', dpi=110, bbox_inches='tight')
+        img = base64.b64encode(buf.getvalue()).decode()
+        page = (f"<!doctype html><html><head><meta charset='utf-8'><title>dpnotes utility report</title></head><body>"
+                f"<h1>Utility report</h1><p>{html.escape(self.note)}</p>{self.table.to_html(index=False)}"
+                f"<h2>Per column</h2>{self.columns.to_html(index=False, float_format=lambda v: f'{v:.3f}')}"
+                f"<h2>Marginals and correlations</h2><img alt='marginals and correlations' src='data:image/png;base64,{img}'></body></html>")
+        p.write_text(page, encoding='utf-8'); return p
+
+    def __repr__(self):
+        return 'UtilityReport\n' + self.table.to_string(index=False)
+
+# %% ../nbs/03_evaluate.ipynb #r0300010
+def _report_figure(real, released, C_real, C_rel, label=None, max_columns: int = 8):
+    "Marginals overlaid (first `max_columns` columns) and the two correlation heat maps."
+    import matplotlib.pyplot as plt
+    cols = list(real.columns)[:max_columns]
+    nc = 4; nr = math.ceil(len(cols) / nc) + 1
+    fig = plt.figure(figsize=(3.2 * nc, 2.4 * nr))
+    for i, c in enumerate(cols):
+        ax = fig.add_subplot(nr, nc, i + 1)
+        a, b = real[c].dropna(), released[c].dropna()
+        if pd.api.types.is_numeric_dtype(a) and not pd.api.types.is_bool_dtype(a) and a.nunique() > 10 and pd.api.types.is_numeric_dtype(b):
+            edges = np.histogram_bin_edges(a.to_numpy(float), bins=20)
+            ax.hist(a, bins=edges, density=True, alpha=0.5, label='real')
+            ax.hist(np.clip(b.to_numpy(float), edges[0], edges[-1]), bins=edges, density=True, alpha=0.5, label='released')
+        else:
+            lv = sorted(set(a.astype(str)) | set(b.astype(str)))
+            x = np.arange(len(lv))
+            ax.bar(x - 0.2, a.astype(str).value_counts(normalize=True).reindex(lv, fill_value=0), 0.4, label='real')
+            ax.bar(x + 0.2, b.astype(str).value_counts(normalize=True).reindex(lv, fill_value=0), 0.4, label='released')
+            ax.set_xticks(x, lv, fontsize=7, rotation=45 if len(lv) > 4 else 0)
+        ax.set_title(str(c)[:28], fontsize=8); ax.tick_params(labelsize=7)
+        if i == 0: ax.legend(fontsize=7)
+    base = (nr - 1) * nc
+    for k, (C, title) in enumerate(((C_real, 'correlations: real'), (C_rel, 'correlations: released'))):
+        ax = fig.add_subplot(nr, 2, 2 * (nr - 1) + k + 1)
+        if len(C): ax.imshow(C.to_numpy(), vmin=-1, vmax=1, cmap='RdBu_r')
+        ax.set_title(title, fontsize=9); ax.set_xticks([]); ax.set_yticks([])
+    fig.tight_layout()
+    plt.close(fig)
+    return fig
+
+# %% ../nbs/03_evaluate.ipynb #r0300011
+def report(real: pd.DataFrame, # the real table (original columns), or its training part when `real_test` is given
+           released: pd.DataFrame, # the released table, same columns and units
+           label: str | None = None, # label column: adds train-on-released / test-on-real scores
+           real_test: pd.DataFrame | None = None, # real rows the release never saw; None: hold out `test_size` of `real`
+           test_size: float = 0.3, model='rf', rng=None, # rng: an int seed for tests and teaching; None otherwise
+           bins: int = 10) -> UtilityReport:
+    "Utility of `released` against `real`: TSTR accuracy/AUPRC beside the non-private model and the majority rate, marginal distances, correlation difference, one figure."
+    _check_tables(real, released, label)
+    g = as_rng(rng)
+    note = ''
+    rows = []
+    if label is not None:
+        if real_test is None:
+            train, test = train_test_split(real, test_size=test_size, random_state=int(g.integers(2**31 - 1)),
+                                           stratify=real[label] if real[label].value_counts().min() >= 2 else None)
+            note = (f"Test rows: a {test_size:.0%} hold-out of the real table. If the release was made from the whole real "
+                    "table, these rows were seen by the mechanism; release a training part and pass real_test= for a clean test.")
+        else:
+            _check_tables(real_test, released, label); train, test = real, real_test
+        Dtr, Dsyn, Dte = _design([train, released, test], label)
+        ytr, ysyn, yte = (pd.Series(f[label].astype(str).to_numpy()) for f in (train, released, test))
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            seed = int(g.integers(2**31 - 1))                  # the same model seed for both fits
+            ref = tstr(Dtr, ytr, Dte, yte, model=model, rng=seed)
+            syn = tstr(Dsyn, ysyn, Dte, yte, model=model, rng=seed)
+        maj = ytr.value_counts().idxmax()
+        rows += [('accuracy, trained on released (TSTR)', syn['accuracy']), ('AUPRC, trained on released (TSTR)', syn['auprc']),
+                 ('accuracy, trained on real (non-private)', ref['accuracy']), ('AUPRC, trained on real (non-private)', ref['auprc']),
+                 ('majority rate (predict the commonest real class)', float((yte == maj).mean()))]
+    cols = marginal_distances(real, released, bins)           # against the rows the release was made from
+    Cr, Cs, cd = correlation_difference(real, released)
+    rows += [('marginal TVD, mean over columns', float(cols['tvd'].mean())), ('marginal TVD, worst column', float(cols['tvd'].max())),
+             ('correlation difference, mean |Δ| off the diagonal', cd)]
+    table = pd.DataFrame(rows, columns=['metric', 'value'])
+    return UtilityReport(table, cols, _report_figure(real, released, Cr, Cs, label), note)

@@ -1,0 +1,116 @@
+"""`dpnotes.release`: every registered method through `release`, the output contract, the ledger, bad input, and
+that a new method is one adapter class plus one registry line."""
+import copy
+import inspect
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpnotes.release import (METHODS, Method, TableCodec, as_schema, default_delta, methods, register, release,
+                             wdbc_schema)
+
+SCHEMA = {'dpnotes_schema': 1, 'label': 'y', 'columns': {
+    'age': {'kind': 'integer', 'lower': 18, 'upper': 90}, 'income': {'kind': 'numeric', 'lower': 0, 'upper': 300000},
+    'sex': {'kind': 'categorical', 'categories': ['F', 'M']}, 'city': {'kind': 'categorical', 'categories': ['A', 'B', 'C']},
+    'y': {'kind': 'categorical', 'categories': ['no', 'yes']}}}
+
+
+@pytest.fixture
+def mixed():
+    g = np.random.default_rng(1); n = 90
+    df = pd.DataFrame({'age': g.integers(18, 90, n), 'income': g.gamma(2.0, 20000.0, n),
+                       'sex': g.choice(['F', 'M'], n), 'city': pd.Categorical(g.choice(['A', 'B', 'C'], n)),
+                       'y': g.choice(['no', 'yes'], n)})
+    df.loc[[0, 4], 'income'] = np.nan; df.loc[2, 'sex'] = None
+    return df
+
+
+@pytest.mark.parametrize('method', list(METHODS))
+def test_every_method_keeps_the_contract(method, mixed):
+    before, schema = mixed.copy(), copy.deepcopy(SCHEMA)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        r = release(mixed, method, 0.8, schema=schema, rng=2)
+    pd.testing.assert_frame_equal(mixed, before)
+    assert schema == SCHEMA                                   # the caller's schema is not modified
+    e, d = r.spent
+    assert e <= 0.8 * (1 + 1e-12) and d <= r.delta * (1 + 1e-12)
+    assert r.delta == default_delta(len(mixed))
+    assert len(r.data) == len(mixed)
+    if r.original_units:
+        assert list(r.data.columns) == list(mixed.columns)
+        assert r.data.dtypes.to_dict() == mixed.dtypes.to_dict()
+        assert r.data['age'].between(18, 90).all() and r.data['income'].between(0, 300000).all()
+        assert set(r.data['sex']) <= {'F', 'M'} and set(r.data['city'].astype(str)) <= {'A', 'B', 'C'}
+    else:
+        assert not set(r.data.columns) & {'age', 'income', 'sex', 'city'}
+    est = r.model
+    params = set(inspect.signature(type(est).__init__).parameters)
+    extra = [a for a in vars(est) if not a.startswith('_') and a not in params
+             and a not in est.released_attributes + est.public_attributes]
+    assert extra == [], extra
+
+
+def test_rows_and_explicit_delta(mixed):
+    r = release(mixed, 'dprp', 1.0, delta=1e-6, schema=SCHEMA, rng=0, n=40)
+    assert len(r.data) == 40 and r.delta == 1e-6 and r.spent[1] <= 1e-6 * (1 + 1e-12)
+
+
+def test_registry_table():
+    m = methods()
+    assert {'dprp', 'ron-gauss', 'pca-gauss', 'jl-laplace', 'dp-syn'} <= set(m.index)
+    assert all(n + '-paper' in m.index for n in ('dprp', 'ron-gauss', 'pca-gauss', 'jl-laplace', 'dp-syn'))
+    assert {'paper', 'guarantee', 'needs_public', 'original_units', 'private'} <= set(m.columns)
+
+
+@pytest.mark.parametrize('kw, words', [
+    (dict(method='nope'), 'unknown method'), (dict(epsilon=-1), 'epsilon'), (dict(delta=0.0), 'delta'),
+    (dict(schema=None), 'dpnotes schema'), (dict(label='zzz'), "'zzz'"), (dict(sampler='nope'), 'sampler'),
+    (dict(p=0), 'p'), (dict(classes=['a', 'b']), 'differs'), (dict(bogus=1), "'bogus'"),
+])
+def test_bad_input_names_the_problem(kw, words, mixed):
+    args = dict(data=mixed, method='ron-gauss', epsilon=1.0, schema=SCHEMA, rng=0)
+    args.update(kw)
+    with pytest.raises((ValueError, TypeError), match=None) as ei:
+        release(**args)
+    assert words.lower() in str(ei.value).lower()
+
+
+def test_domain_checks(mixed):
+    bad = mixed.copy(); bad['city'] = bad['city'].astype(object); bad.loc[1, 'city'] = 'Z'
+    with pytest.raises(ValueError, match="'city'"): release(bad, 'ron-gauss', 1.0, schema=SCHEMA, rng=0)
+    bad = mixed.copy(); bad.loc[1, 'y'] = 'maybe'
+    with pytest.raises(ValueError, match="'y'"): release(bad, 'ron-gauss', 1.0, schema=SCHEMA, rng=0)
+
+
+def test_drafted_schema_refused_unless_allowed(mixed):
+    s = copy.deepcopy(SCHEMA); s['columns']['income']['drafted'] = True
+    with pytest.raises(ValueError, match='drafted'): release(mixed, 'ron-gauss', 1.0, schema=s, rng=0)
+    r = release(mixed, 'ron-gauss', 1.0, schema=s, rng=0, allow_drafted=True)
+    assert r.public['why public'].str.contains('DRAFTED').any()
+
+
+def test_wdbc_schema_is_documentation_ranges():
+    s = wdbc_schema()
+    assert s.label == 'target' and s.columns['target'].categories == [0, 1]
+    c = s.columns['mean radius']
+    assert c.lower == pytest.approx(6.981 - 0.01 * (28.11 - 6.981)) and c.upper == pytest.approx(28.11 + 0.01 * (28.11 - 6.981))
+
+
+def test_a_new_method_is_one_class_and_one_line(mixed):
+    class Identity(Method):                       # NOT private: a stand-in to show the extension point
+        name, system, paper, guarantee, private, uses_delta = 'toy-copy', 'toy', '—', 'none (test only)', False, False
+        released_attributes = Method.released_attributes + ('rows_', 'labels_')
+        def _fit(self, E, y, eps, delta, sampler, rng):
+            self.rows_, self.labels_ = E, y
+            self._charge('copy', 'none', eps)
+        def _sample(self, n, rng): return self.rows_[:n], self.labels_[:n]
+    try:
+        register(Identity)
+        r = release(mixed, 'toy-copy', 1.0, schema=SCHEMA, rng=0)
+        assert 'toy-copy' in methods().index and list(r.data.columns) == list(mixed.columns)
+        assert r.data['age'].tolist() == mixed['age'].tolist()
+    finally:
+        METHODS.pop('toy-copy', None)
