@@ -156,3 +156,54 @@ def test_docs_build_cleaning():
     assert cells[3]['outputs'][0]['data'] == {'text/markdown': b.WIDGET_NOTE}
     assert all(c.get('id') for c in cells)
     assert nb['cells'][0]['source'] == '#| hide\nimport secret', 'the input notebook was modified'
+
+
+def test_docs_build_tables():
+    "Pipes inside code spans and math of a table row no longer split its cells; outside tables nothing changes."
+    b = _build()
+    md = ('| what | command |\n|---|---|\n| slow cells (`#| slow`) | `a \\| b` |\n'
+          '| norm | $\\|x\\|_2 \\le |y|$ |\n\nprose $\\|x\\|$ and `#| slow`')
+    out = b.fix_tables(md)
+    assert out.splitlines()[2] == '| slow cells (`#\\| slow`) | `a \\| b` |'
+    assert out.splitlines()[3] == '| norm | $\\Vert x\\Vert _2 \\le \\vert y\\vert $ |'
+    assert out.splitlines()[-1] == 'prose $\\|x\\|$ and `#| slow`', 'text outside tables was rewritten'
+    fenced = '```\n| a | `b|c` |\n|---|---|\n```'
+    assert b.fix_tables(fenced) == fenced, 'a table inside fenced code was rewritten'
+    from markdown_it import MarkdownIt
+    html = MarkdownIt('commonmark').enable('table').render(out)
+    assert '<code>#| slow</code>' in html and html.count('<td>') == 4, html
+
+
+def test_docs_build_show_doc_and_fold(tmp_path):
+    "A cell with two `show_doc` calls (and one in a loop) gives one API entry each, with nbdev's anchors; folding."
+    nb = {'nbformat': 4, 'nbformat_minor': 5, 'metadata': {}, 'cells': [
+        {'cell_type': 'code', 'id': 'a', 'metadata': {}, 'outputs': [], 'execution_count': None,
+         'source': 'class K:\n    "Doc K."\n    def m(self): "Doc m."\n    def n(self): "Doc n."\n'
+                   'def f(a): "Doc f."\ndef g(b): "Doc g."'},
+        {'cell_type': 'code', 'id': 'b', 'metadata': {}, 'outputs': [], 'execution_count': None,
+         'source': 'show_doc(f); show_doc(g)'},
+        {'cell_type': 'code', 'id': 'c', 'metadata': {}, 'outputs': [], 'execution_count': None,
+         'source': 'show_doc(K)\nfor m in (K.m, K.n): show_doc(m)'},
+        {'cell_type': 'code', 'id': 'd', 'metadata': {}, 'outputs': [], 'execution_count': None,
+         'source': '#| code-fold: true\n#| code-summary: "Plot setup"\nimport matplotlib.pyplot as plt\n'
+                   'fig, ax = plt.subplots(figsize=(4, 2)); ax.plot([0, 1], label="line"); ax.legend(fontsize=7)'}]}
+    src, dst = tmp_path / 'nbs' / '05_fixture.ipynb', tmp_path / 'fixture.ipynb'
+    src.parent.mkdir()
+    src.write_text(json.dumps(nb))
+    r = _run([sys.executable, str(ROOT / 'docs' / 'build.py'), 'exec-one', str(src), str(dst), '--cwd', str(src.parent)], ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = json.loads(dst.read_text())
+    mds = [o['data']['text/markdown'] for c in out['cells'] for o in c.get('outputs', []) if 'text/markdown' in o.get('data', {})]
+    anchors = [re.search(r'id="([^"]+)"', m).group(1) for m in mds]
+    assert anchors == ['f', 'g', 'k', 'k.m', 'k.n'], anchors
+    assert all(f'### {n}' in m for n, m in zip(['f', 'g', 'K', 'K.m', 'K.n'], mds))
+    cells = {c['id']: c for c in out['cells']}
+    assert cells['b']['source'] == 'show_doc(f); show_doc(g)', 'the page must show the source as written'
+    assert cells['d']['metadata']['tags'] == ['hide-input']
+    assert cells['d']['metadata']['mystnb']['code_prompt_show'] == 'Plot setup'
+    figs = out['metadata']['dpnotes']['figures']
+    assert len(figs) == 1 and figs[0]['min_font_pt'] == 7 and figs[0]['px_per_pt'] > 0, figs
+    assert not any(FIG_KEY_LEFT in json.dumps(o.get('metadata', {})) for c in out['cells'] for o in c.get('outputs', []))
+
+
+FIG_KEY_LEFT = '"dpnotes"'
