@@ -461,6 +461,7 @@ def build_site(args) -> int:
         print(f'\nSITE BUILD FAILED: sphinx-build exited with {rc}', flush=True)
         return rc
     if failed: return 1
+    write_markdown_twins()
     stamp = {'notebooks': [p.name for p in notebooks(nbs)], 'pages': {p.name: f'{page_name(p.stem)}.html' for p in notebooks(nbs)}, 'built': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
              'execute_seconds': round(t1 - t0, 1), 'sphinx_seconds': round(time.time() - t1, 1),
              'min_text_px': MIN_TEXT_PX, 'figure_rc': FIGURE_RC,
@@ -470,6 +471,33 @@ def build_site(args) -> int:
     print(f'site built in {time.time() - t0:.0f} s (notebooks {t1 - t0:.0f} s, sphinx {time.time() - t1:.0f} s): '
           f'{HTML / "index.html"}', flush=True)
     return 0
+
+
+def page_markdown(nb: dict) -> str:
+    """Markdown twin of a cleaned page (`privacy.html.md`), what nbdev's llms.txt links to: prose, the code a page
+    shows, and text outputs (images left out)."""
+    parts = []
+    for cell in nb['cells']:
+        src, tags = _text(cell.get('source')), set(cell.get('metadata', {}).get('tags', []))
+        if cell['cell_type'] == 'markdown':
+            if not src.lstrip().startswith('```{toctree}'): parts.append(src.strip())
+            continue
+        if cell['cell_type'] != 'code': continue
+        if src.strip() and 'remove-input' not in tags: parts.append(f'```python\n{src.strip()}\n```')
+        if 'remove-output' in tags: continue
+        for out in cell.get('outputs', []):
+            txt = _text_output(out).rstrip()
+            if txt.startswith('\x00md'): parts.append(re.sub(r'^<div class="api-anchor"[^>]*></div>\s*', '', txt[3:].strip()))
+            elif txt.strip(): parts.append(f'```\n{txt}\n```')
+    return '\n\n'.join(p for p in parts if p) + '\n'
+
+
+def write_markdown_twins():
+    "`<page>.html.md` for every page, and `llms.txt` (nbdev-export's, from nbs/) at the root of the site."
+    for f in sorted(SRC.glob('*.ipynb')):
+        (HTML / f'{f.stem}.html.md').write_text(page_markdown(json.loads(f.read_text())))
+    llms = nbs_dir() / 'llms.txt'
+    if llms.exists(): shutil.copy2(llms, HTML / 'llms.txt')
 
 
 # ----------------------------------------------------------------------------- README

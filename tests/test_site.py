@@ -356,23 +356,27 @@ def test_tables_intact(page, site, nb):
 
 OVERFLOW_JS = r"""() => {
   const col = document.querySelector('main article.bd-article') || document.querySelector('main');
-  const colBox = col.getBoundingClientRect();
+  const cs = getComputedStyle(col), colBox = col.getBoundingClientRect();
+  const right = colBox.right - parseFloat(cs.paddingRight) + 1;   // the right edge of the column's content
   const scrolls = (e) => { const o = getComputedStyle(e).overflowX; return o === 'auto' || o === 'scroll'; };
   const out = {cut: [], code: 0, codeScroll: [], colWidth: Math.round(colBox.width)};
   const els = [...col.querySelectorAll('table'), ...col.querySelectorAll('mjx-container[display="true"]')];
   for (const e of els) {
-    const r = e.getBoundingClientRect();
-    const w = Math.max(e.scrollWidth, r.width);
-    if (w <= colBox.width + 1 && r.right <= colBox.right + 1) continue;
+    // how far right the element or anything inside it reaches (cells' content can overflow a table's box)
+    let reach = e.getBoundingClientRect().right;
+    for (const d of e.querySelectorAll('*')) { const r = d.getBoundingClientRect(); if (r.width) reach = Math.max(reach, r.right); }
+    reach = Math.max(reach, e.getBoundingClientRect().left + e.scrollWidth);
+    if (reach <= right) continue;
+    // fine if a box between it and the column (itself included) scrolls sideways and ends inside the column
     let a = e, ok = false;
-    while (a && a !== col) {  // the article itself scrolling as a whole does not count
-      if (scrolls(a) && a.getBoundingClientRect().right <= colBox.right + 1) { ok = true; break; }
+    while (a && a !== col) {
+      if (scrolls(a) && a.getBoundingClientRect().right <= right) { ok = true; break; }
       a = a.parentElement;
     }
-    if (!ok) out.cut.push(`${e.tagName.toLowerCase()} ${Math.round(w)} px wide in a ${Math.round(colBox.width)} px column: ` +
+    if (!ok) out.cut.push(`${e.tagName.toLowerCase()} reaching ${Math.round(reach - right)} px past the column: ` +
                           (e.innerText || e.textContent).replace(/\s+/g, ' ').slice(0, 70));
   }
-  for (const pre of col.querySelectorAll('.cell_input pre, .cell > .highlight pre')) {
+  for (const pre of col.querySelectorAll('.cell_input pre, section > div[class*="highlight-"] pre')) {
     out.code += 1;
     if (pre.scrollWidth > pre.clientWidth + 1) out.codeScroll.push(pre.innerText.split('\n')[0].slice(0, 60));
   }
@@ -423,3 +427,15 @@ def test_figure_text_readable(page, site, capsys):
                              f"{rec['min_font_pt']} pt is {px:.1f} px")
     with capsys.disabled(): print(f'\nfigures with text under {MIN_TEXT_PX} px: {len(small)} of {n}')
     assert not small, f'{len(small)} of {n} figures have text under {MIN_TEXT_PX} px:\n' + '\n'.join(small)
+
+
+def test_llms_txt_links_resolve(site):
+    "The site serves llms.txt, and every page it links (nbdev's `<page>.html.md` markdown twins) exists."
+    llms = HTML / 'llms.txt'
+    assert llms.exists(), 'llms.txt is not on the site (docs/build.py copies nbs/llms.txt)'
+    links = re.findall(r'\]\((https?://[^)\s]+)\)', llms.read_text())
+    assert links, 'llms.txt links no module page'
+    missing = [u for u in links if not (HTML / urlparse(u).path.rsplit('/', 1)[-1]).exists()]
+    assert not missing, f'llms.txt links pages the site does not have: {missing}'
+    for nb, name in _pages():
+        assert (HTML / f'{name}.html.md').exists(), f'{name}.html.md (markdown twin of {nb.name}) is missing'
