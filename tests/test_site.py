@@ -273,8 +273,9 @@ def _visible_text(html: str) -> str:
 
 
 def _api_names() -> dict[str, list[tuple[str, str, str]]]:
-    """Page → [(qualified name, anchor, kind)] for every name of each module's `__all__` and every public method or
-    property defined by an exported class; page and anchor as nbdev's `_modidx.py` has them."""
+    """Page → [(qualified name, anchor, kind)] for every name of each module's `__all__` and every public method
+    defined by an exported class (properties are documented with their class); page and anchor as nbdev's
+    `_modidx.py` has them."""
     import importlib
     import inspect
     import sys
@@ -290,7 +291,7 @@ def _api_names() -> dict[str, list[tuple[str, str, str]]]:
             entries = [(name, kind)]
             if inspect.isclass(obj):
                 entries += [(f'{name}.{k}', 'method') for k, v in vars(obj).items() if not k.startswith('_') and
-                            (inspect.isfunction(v) or isinstance(v, (staticmethod, classmethod, property)))]
+                            (inspect.isfunction(v) or isinstance(v, (staticmethod, classmethod)))]
             for qual, kind in entries:
                 page, _, anchor = syms.get(f'{mod}.{qual}', (f'{default_page}#{qual.lower()}',))[0].partition('#')
                 out.setdefault(page, []).append((qual, anchor, kind))
@@ -343,17 +344,6 @@ TABLES_JS = r"""() => {
 }"""
 
 
-@pytest.mark.parametrize('nb', notebooks(), ids=lambda p: p.stem)
-def test_tables_intact(page, site, nb):
-    "`|` in a code span or `\\|` in math inside a table neither splits the row nor loses its meaning."
-    _open(page, f'{site}/{page_name(nb.stem)}.html')
-    _wait_math(page)
-    bad = page.evaluate(TABLES_JS)
-    assert not bad, f'{nb.name}: ' + '\n'.join(bad)
-    if re.search(r'^\|.*`#\| slow`', _nb_text(nb), re.M):  # e.g. the command table of the home page
-        assert page.locator('main table code', has_text='#| slow').count() >= 1, f'{nb.name}: the `#| slow` row is lost'
-
-
 OVERFLOW_JS = r"""() => {
   const col = document.querySelector('main article.bd-article') || document.querySelector('main');
   const cs = getComputedStyle(col), colBox = col.getBoundingClientRect();
@@ -384,49 +374,46 @@ OVERFLOW_JS = r"""() => {
 }"""
 
 
-def test_nothing_cut_off(page, site, capsys):
-    "At 1280 px, wide tables and formulas scroll inside their own box, and most code cells do not scroll sideways."
-    cut, code, scroll = [], 0, []
-    for nb, name in _pages():
-        _open(page, f'{site}/{name}.html')
-        _wait_math(page)
-        r = page.evaluate(OVERFLOW_JS)
-        cut += [f'{name}.html: {c}' for c in r['cut']]
-        code += r['code']
-        scroll += [f'{name}.html: {c}' for c in r['codeScroll']]
-    with capsys.disabled():
-        print(f'\ncode cells scrolling sideways at 1280 px: {len(scroll)} of {code}; cut-off tables/formulas: {len(cut)}')
-    assert not cut, f'{len(cut)} tables/formulas wider than the column and not in a scroll box:\n' + '\n'.join(cut)
-    assert len(scroll) <= MAX_SCROLLING_CODE * max(code, 1), \
-        f'{len(scroll)} of {code} code cells scroll sideways:\n' + '\n'.join(scroll[:20])
-
-
 FIG_JS = """() => Array.from(document.querySelectorAll('main .cell_output img')).map(i => ({
   shown: i.getBoundingClientRect().width, natural: i.naturalWidth, src: i.getAttribute('src')}))"""
 
 
-def test_figure_text_readable(page, site, capsys):
-    "Every figure's smallest text is at least 10 CSS px as displayed at 1280 px (the build's records, the page's sizes)."
+def _figure_report(page, name: str, recs: list[dict]) -> list[str]:
+    "Figures of the open page whose smallest text is displayed under MIN_TEXT_PX."
+    if not recs: return []
+    page.wait_for_function('() => Array.from(document.images).every(i => i.complete)')
+    imgs = page.evaluate(FIG_JS)
+    if len(imgs) != len(recs): return [f'{name}.html: {len(recs)} figures recorded by the build, {len(imgs)} on the page']
+    small = []
+    for k, (img, rec) in enumerate(zip(imgs, recs)):
+        if 'min_font_pt' not in rec or not img['natural']: continue
+        px = img['shown'] / img['natural'] * rec['min_font_pt'] * rec['px_per_pt']
+        if px < MIN_TEXT_PX - 0.05:
+            small.append(f"{name}.html figure {k + 1} (figsize {rec['figsize_in'][0]} x {rec['figsize_in'][1]} in, shown "
+                         f"at {img['shown']:.0f} px of {img['natural']} px): '{rec['smallest_text']}' at "
+                         f"{rec['min_font_pt']} pt is {px:.1f} px")
+    return small
+
+
+@pytest.mark.parametrize('nb', notebooks(), ids=lambda p: p.stem)
+def test_page_layout(page, site, nb):
+    """What a reader sees at 1280 px on one page: tables intact (`|` of a code span or `\\|` of math splits no row),
+    wide tables and display formulas scroll inside their own box, at most 10 % of code cells scroll sideways (they
+    wrap), and every figure's smallest text is at least 10 CSS px (the build's records, the page's sizes)."""
+    name = page_name(nb.stem)
     records = json.loads(STAMP.read_text()).get('figures')
     if records is None: pytest.fail('the site build recorded no figure sizes (docs/build.py too old?)')
-    small, n = [], 0
-    for nb, name in _pages():
-        recs = records.get(name, [])
-        if not recs: continue
-        _open(page, f'{site}/{name}.html')
-        page.wait_for_function('() => Array.from(document.images).every(i => i.complete)')
-        imgs = page.evaluate(FIG_JS)
-        assert len(imgs) == len(recs), f'{name}.html: {len(recs)} figures recorded, {len(imgs)} images on the page'
-        for k, (img, rec) in enumerate(zip(imgs, recs)):
-            if 'min_font_pt' not in rec or not img['natural']: continue
-            n += 1
-            px = img['shown'] / img['natural'] * rec['min_font_pt'] * rec['px_per_pt']
-            if px < MIN_TEXT_PX - 0.05:
-                small.append(f"{name}.html figure {k + 1} ({rec['figsize_in'][0]}x{rec['figsize_in'][1]} in, shown at "
-                             f"{img['shown']:.0f} px of {img['natural']} px): '{rec['smallest_text']}' at "
-                             f"{rec['min_font_pt']} pt is {px:.1f} px")
-    with capsys.disabled(): print(f'\nfigures with text under {MIN_TEXT_PX} px: {len(small)} of {n}')
-    assert not small, f'{len(small)} of {n} figures have text under {MIN_TEXT_PX} px:\n' + '\n'.join(small)
+    _open(page, f'{site}/{name}.html')
+    _wait_math(page)
+    problems = page.evaluate(TABLES_JS)
+    if re.search(r'^\|.*`#\| slow`', _nb_text(nb), re.M) and not page.locator('main table code', has_text='#| slow').count():
+        problems.append('the table row with `#| slow` is lost')  # e.g. the command table of the home page
+    r = page.evaluate(OVERFLOW_JS)
+    problems += r['cut']
+    if len(r['codeScroll']) > MAX_SCROLLING_CODE * r['code']:
+        problems.append(f"{len(r['codeScroll'])} of {r['code']} code cells scroll sideways: {r['codeScroll'][:5]}")
+    problems += _figure_report(page, name, records.get(name, []))
+    assert not problems, f'{nb.name}: {len(problems)} layout problems:\n' + '\n'.join(problems)
 
 
 def test_llms_txt_links_resolve(site):
