@@ -285,7 +285,7 @@ SHOW = '_dpnotes_display_'  # name of IPython's `display` in the build's shell
 
 # Matplotlib defaults of the build's kernels (a notebook's own settings still win).  The rule they serve
 # (docs/README.md): no text of a figure is drawn smaller than MIN_TEXT_PX CSS pixels on the page at 1280 px.
-FIGURE_RC = {'figure.dpi': 100, 'savefig.dpi': 'figure', 'font.size': 11, 'legend.fontsize': 'medium'}
+FIGURE_RC = {'figure.dpi': 110, 'savefig.dpi': 'figure', 'font.size': 11, 'legend.fontsize': 'medium'}
 MIN_TEXT_PX = 10
 FIG_KEY = 'dpnotes'  # key of the record added to an image output's metadata, moved to dpnotes-build.json
 
