@@ -12,8 +12,14 @@ Why not `nbdev-docs`/`nbdev-readme`: they need Quarto, which cannot be installed
 * nbdev's `add_show_docs` runs first, so exported functions without an explicit `show_doc` still get one;
 * `#| hide`, `#| exporti`, `#| default_exp`, `#| include: false` cells are dropped, `#| echo: false` hides
   the source, `#| output: false` the output; `#| export` source stays visible (a teaching package);
+* `#| code-fold: true` (Quarto's directive) folds the source (myst-nb's `hide-input`), `#| code-summary` labels it;
+* every `show_doc(...)` call of a cell is rendered, not only the last expression (`display_every_show_doc`), and
+  each entry gets the anchor nbdev's doc links use (`dprp.html#dprp.fit_release`);
+* pipe tables survive `|` inside code spans and math (`fix_tables`; the README generator uses it too);
 * Quarto-only markup (`show_doc`'s leading `---`, `{target="_blank"}` link attributes, `::: {.callout-*}`)
-  is rewritten for MyST.
+  is rewritten for MyST;
+* figures are drawn with `FIGURE_RC`, and each PNG's text size is recorded (`figure_record`) so that
+  tests/test_site.py can check the size at which the page displays it.
 
 Each notebook runs in its own process (2 at a time by default) with a per-notebook timeout; a failing
 cell fails the build and its traceback is printed.
@@ -118,19 +124,83 @@ def _relink(m: re.Match) -> str:
     return m.group(0)
 
 
+_re_fence = re.compile(r'^\s*(`{3,}|~{3,})')
+_re_delim_row = re.compile(r'^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$')
+
+
+def _fix_table_row(row: str) -> str:
+    """One table row made safe for GFM/MyST table parsing, which splits cells at every unescaped `|`, even inside
+    code spans and math: inside a code span `|` → `\\|` (GFM and markdown-it turn it back into `|`); inside
+    `$…$`/`$$…$$` math, `\\|` → `\\Vert ` and a bare `|` → `\\vert ` (the same symbols, without a pipe)."""
+    out, i, n = [], 0, len(row)
+    while i < n:
+        c = row[i]
+        if c == '\\' and i + 1 < n: out.append(row[i:i + 2]); i += 2; continue
+        if c == '`':
+            j = i
+            while j < n and row[j] == '`': j += 1
+            tick = row[i:j]
+            k = row.find(tick, j)
+            while k != -1 and k + len(tick) < n and row[k + len(tick)] == '`': k = row.find(tick, k + len(tick) + 1)
+            if k == -1: out.append(tick); i = j; continue
+            out.append(tick + re.sub(r'(?<!\\)\|', r'\\|', row[j:k]) + tick); i = k + len(tick); continue
+        if c == '$':
+            d = '$$' if row.startswith('$$', i) else '$'
+            k = i + len(d)
+            while True:
+                k = row.find(d, k)
+                if k == -1 or row[k - 1] != '\\': break
+                k += 1
+            body = row[i + len(d):k] if k != -1 else ''
+            if k == -1 or not body.strip() or (d == '$' and (body[0].isspace() or body[-1].isspace())):
+                out.append(c); i += 1; continue
+            body = re.sub(r'\\\|', r'\\Vert ', body)
+            body = re.sub(r'(?<!\\)\|', r'\\vert ', body)
+            out.append(d + body + d); i = k + len(d); continue
+        out.append(c); i += 1
+    return ''.join(out)
+
+
+def fix_tables(src: str) -> str:
+    "Apply `_fix_table_row` to the rows of every pipe table of a markdown text (not inside fenced code)."
+    lines, fence = src.split('\n'), None
+    table = [False] * len(lines)
+    for i, line in enumerate(lines):
+        m = _re_fence.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence): fence = None
+            continue
+        if m: fence = m.group(1); continue
+        if '|' in line and i + 1 < len(lines) and _re_delim_row.match(lines[i + 1]) and '-' in lines[i + 1]:
+            j = i
+            while j < len(lines) and lines[j].strip() and (j <= i + 1 or '|' in lines[j]): table[j] = True; j += 1
+    return '\n'.join(_fix_table_row(l) if t else l for l, t in zip(lines, table))
+
+
 def clean_markdown(src: str) -> str:
-    "Quarto-only markup → MyST; nbdev-style links between pages → links Sphinx checks."
+    "Quarto-only markup → MyST; nbdev-style links between pages → links Sphinx checks; pipes in tables made safe."
+    src = fix_tables(src)
     src = _re_target.sub('', src)
     src = _re_link.sub(_relink, src)
     src = _re_callout.sub(lambda m: f'{m.group(1)}:::{{{_callouts.get(m.group(2).lower(), "note")}}}', src)
     return src
 
 
+_re_api_heading = re.compile(r'^(?:\[source\]\([^)]*\)\s*)?#{2,4} +`?([\w.]+)`? *$', re.M)  # show_doc's title
+
+
 def clean_show_doc_md(md: str) -> str:
-    "show_doc's markdown output: drop the leading `---` rule (a YAML-like separator for Quarto) and link attributes."
+    """show_doc's markdown output: drop the leading `---` rule (a YAML-like separator for Quarto), link attributes
+    and the `#LNone` a source link gets when nbdev finds no line number."""
     md = clean_markdown(md).lstrip()
     if md.startswith('---'): md = md[3:].lstrip('\n')
-    return md
+    return re.sub(r'(\]\([^)\s]*?)#LNone\)', r'\1)', md)
+
+
+def api_anchor(md: str) -> str | None:
+    "nbdev's anchor of a show_doc entry (`### DPRP.fit_release` → `dprp.fit_release`, as `_modidx.py` links it)."
+    m = _re_api_heading.match(md.lstrip())
+    return m.group(1).lower() if m else None
 
 
 def clean_output(out: dict) -> dict | None:
@@ -153,8 +223,9 @@ def clean_output(out: dict) -> dict | None:
 
 
 def clean_notebook(nb: dict, extra_cells: list[dict] = ()) -> dict:
-    "Executed notebook (plain JSON dict) → notebook ready for myst-nb."
-    cells = []
+    """Executed notebook (plain JSON dict) → notebook ready for myst-nb.  The figure records of the images the page
+    will show (`setup_figures`), in page order, are moved to the notebook's metadata `dpnotes.figures`."""
+    cells, anchors, figures = [], set(), []
     for cell in nb['cells']:
         cell = {k: v for k, v in cell.items() if not k.endswith('_')}  # nbdev's processing attributes
         src = _text(cell.get('source'))
@@ -178,12 +249,25 @@ def clean_notebook(nb: dict, extra_cells: list[dict] = ()) -> dict:
             tags = set(cell.get('metadata', {}).get('tags', []))
             if d.get('echo') == 'false' or _re_showdoc.match(body): tags.add('remove-input')  # as nbdev does
             if d.get('output') == 'false': tags.add('remove-output')
-            if d.get('code-fold') in ('true', 'show'): tags.add('hide-input')
+            fold = d.get('code-fold', '').strip('"\'').lower() == 'true'  # Quarto's directive; `show` = shown
+            if fold: tags.add('hide-input')
             outs = [o for o in map(clean_output, cell.get('outputs', [])) if o is not None]
+            for o in outs:
+                md = o.get('data', {}).get('text/markdown')
+                a = api_anchor(_text(md)) if md else None
+                if a and a not in anchors:  # the id nbdev's doc links (`_modidx.py`) point to
+                    anchors.add(a)
+                    o['data']['text/markdown'] = f'<div class="api-anchor" id="{a}"></div>\n\n' + md
+            if 'remove-output' not in tags:
+                figures += [o['metadata']['image/png'].pop(FIG_KEY) for o in outs if 'image/png' in o.get('data', {})
+                            and FIG_KEY in o.get('metadata', {}).get('image/png', {})]
             if not body.strip() and not outs: continue
             if not body.strip(): tags.add('remove-input')
             meta = {k: v for k, v in cell.get('metadata', {}).items() if k in ('tags', 'execution')}
             if tags: meta['tags'] = sorted(tags)
+            if fold and d.get('code-summary'):  # Quarto's label of a folded cell → myst-nb's prompt
+                label = d['code-summary'].strip().strip('"\'')
+                meta['mystnb'] = {'code_prompt_show': label, 'code_prompt_hide': label}
             cell.update(source=body, outputs=outs, metadata=meta)
         cells.append(cell)
     meta = {k: v for k, v in nb.get('metadata', {}).items() if k in ('kernelspec', 'language_info')}
@@ -191,10 +275,79 @@ def clean_notebook(nb: dict, extra_cells: list[dict] = ()) -> dict:
     meta.setdefault('kernelspec', {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'})
     cells = cells + [dict(c) for c in extra_cells]
     for i, cell in enumerate(cells): cell.setdefault('id', f'cell-{i}')
+    meta['dpnotes'] = {'figures': figures}
     return {**nb, 'metadata': meta, 'cells': cells}
 
 
 # ----------------------------------------------------------------------------- execution
+SHOW = '_dpnotes_display_'  # name of IPython's `display` in the build's shell
+
+
+# Matplotlib defaults of the build's kernels (a notebook's own settings still win).  The rule they serve
+# (docs/README.md): no text of a figure is drawn smaller than MIN_TEXT_PX CSS pixels on the page at 1280 px.
+FIGURE_RC = {'figure.dpi': 110, 'savefig.dpi': 'figure', 'font.size': 11, 'legend.fontsize': 'medium'}
+MIN_TEXT_PX = 10
+FIG_KEY = 'dpnotes'  # key of the record added to an image output's metadata, moved to dpnotes-build.json
+
+
+def figure_record(fig, fmt: str = 'retina') -> dict:
+    """What the site test needs to know about the text of a figure: the smallest font used by visible text (points),
+    and how many pixels of the PNG one point takes (the PNG's dpi / 72), so that a page displaying the PNG at
+    `w` CSS px of its natural `W` px draws that text `w / W · pt · px_per_pt` CSS px tall."""
+    import matplotlib as mpl
+    from matplotlib.text import Text
+    texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    dpi = mpl.rcParams['savefig.dpi']
+    dpi = fig.dpi if dpi == 'figure' else dpi
+    if fmt == 'retina': dpi *= 2
+    rec = {'px_per_pt': round(dpi / 72, 4), 'figsize_in': [round(float(v), 2) for v in fig.get_size_inches()]}
+    if texts:
+        small = min(texts, key=lambda t: t.get_fontsize())
+        rec.update(min_font_pt=round(float(small.get_fontsize()), 2), smallest_text=small.get_text()[:40])
+    return rec
+
+
+def setup_figures(shell):
+    "Set `FIGURE_RC` and make every PNG of a matplotlib figure carry its `figure_record` in its output metadata."
+    try:
+        import matplotlib as mpl
+        from matplotlib.figure import Figure
+    except ImportError: return
+    mpl.rcParams.update(FIGURE_RC)
+    fmt = shell.display_formatter.formatters['image/png']
+    try: orig = fmt.lookup_by_type(Figure)
+    except KeyError: return
+
+    def png_with_record(fig, *args, **kwargs):
+        res = orig(fig, *args, **kwargs)
+        data, md = res if isinstance(res, tuple) else (res, None)
+        if data is None: return res
+        return data, {**(md or {}), FIG_KEY: figure_record(fig)}
+    fmt.for_type(Figure, png_with_record)
+
+
+def display_every_show_doc(source: str) -> str:
+    """Cell source in which every `show_doc(...)` expression statement (at top level, or in a loop or `if` body) is
+    passed to `display`, so that each one is rendered: Jupyter renders only a cell's last expression, which hid every
+    `show_doc` but the last in cells like `show_doc(f); show_doc(g)` or `for m in ms: show_doc(m)`.  Returns the
+    source unchanged when it has no such statement (or does not parse: IPython magics).  Only the executed copy is
+    rewritten; the page shows the original source."""
+    import ast
+    try: tree = ast.parse(source)
+    except SyntaxError: return source
+    hits = [n for n in ast.walk(tree) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Name) and n.value.func.id == 'show_doc']
+    if not hits: return source
+    lines = source.splitlines(keepends=True)
+    offs = [0]
+    for l in lines: offs.append(offs[-1] + len(l.encode()))
+    raw = source.encode()
+    pos = lambda line, col: offs[line - 1] + col  # ast columns are UTF-8 byte offsets
+    edits = sorted(((pos(n.lineno, n.col_offset), pos(n.end_lineno, n.end_col_offset)) for n in hits), reverse=True)
+    for a, b in edits: raw = raw[:a] + f'{SHOW}('.encode() + raw[a:b] + b')' + raw[b:]
+    return raw.decode()
+
+
 def execute_one(src: Path, dst: Path, cwd: Path, cell_timeout: int | None) -> int:
     "Execute one notebook as nbdev-test would (in this process), write it cleaned to `dst`. Exit status."
     from execnb.shell import CaptureShell
@@ -213,6 +366,13 @@ def execute_one(src: Path, dst: Path, cwd: Path, cell_timeout: int | None) -> in
     t0 = time.time()
     os.chdir(cwd)
     shell.run('from nbdev.showdoc import show_doc')
+    shell.run(f'from IPython.display import display as {SHOW}')
+    setup_figures(shell)
+    original = {}
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == 'code' and 'show_doc' in cell.source:
+            new = display_every_show_doc(cell.source)
+            if new != cell.source: original[i], cell.source = cell.source, new
     rc = 0
     try:
         shell.run_all(nb, exc_stop=True, preproc=skip, cell_timeout=cell_timeout)
@@ -223,6 +383,7 @@ def execute_one(src: Path, dst: Path, cwd: Path, cell_timeout: int | None) -> in
         rc = 1  # the page is still written (outputs up to the error), for `site --keep-going`
     finally:
         shell.close()
+        for i, src0 in original.items(): nb.cells[i].source = src0
     plain = json.loads(json.dumps(nb, default=lambda o: None))
     extra = []
     if src.stem == 'index':
@@ -300,12 +461,43 @@ def build_site(args) -> int:
         print(f'\nSITE BUILD FAILED: sphinx-build exited with {rc}', flush=True)
         return rc
     if failed: return 1
+    write_markdown_twins()
     stamp = {'notebooks': [p.name for p in notebooks(nbs)], 'pages': {p.name: f'{page_name(p.stem)}.html' for p in notebooks(nbs)}, 'built': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
-             'execute_seconds': round(t1 - t0, 1), 'sphinx_seconds': round(time.time() - t1, 1)}
+             'execute_seconds': round(t1 - t0, 1), 'sphinx_seconds': round(time.time() - t1, 1),
+             'min_text_px': MIN_TEXT_PX, 'figure_rc': FIGURE_RC,
+             'figures': {f.stem: json.loads(f.read_text())['metadata'].get('dpnotes', {}).get('figures', [])
+                         for f in sorted(SRC.glob('*.ipynb'))}}
     (HTML / STAMP).write_text(json.dumps(stamp, indent=1))
     print(f'site built in {time.time() - t0:.0f} s (notebooks {t1 - t0:.0f} s, sphinx {time.time() - t1:.0f} s): '
           f'{HTML / "index.html"}', flush=True)
     return 0
+
+
+def page_markdown(nb: dict) -> str:
+    """Markdown twin of a cleaned page (`privacy.html.md`), what nbdev's llms.txt links to: prose, the code a page
+    shows, and text outputs (images left out)."""
+    parts = []
+    for cell in nb['cells']:
+        src, tags = _text(cell.get('source')), set(cell.get('metadata', {}).get('tags', []))
+        if cell['cell_type'] == 'markdown':
+            if not src.lstrip().startswith('```{toctree}'): parts.append(src.strip())
+            continue
+        if cell['cell_type'] != 'code': continue
+        if src.strip() and 'remove-input' not in tags: parts.append(f'```python\n{src.strip()}\n```')
+        if 'remove-output' in tags: continue
+        for out in cell.get('outputs', []):
+            txt = _text_output(out).rstrip()
+            if txt.startswith('\x00md'): parts.append(re.sub(r'^<div class="api-anchor"[^>]*></div>\s*', '', txt[3:].strip()))
+            elif txt.strip(): parts.append(f'```\n{txt}\n```')
+    return '\n\n'.join(p for p in parts if p) + '\n'
+
+
+def write_markdown_twins():
+    "`<page>.html.md` for every page, and `llms.txt` (nbdev-export's, from nbs/) at the root of the site."
+    for f in sorted(SRC.glob('*.ipynb')):
+        (HTML / f'{f.stem}.html.md').write_text(page_markdown(json.loads(f.read_text())))
+    llms = nbs_dir() / 'llms.txt'
+    if llms.exists(): shutil.copy2(llms, HTML / 'llms.txt')
 
 
 # ----------------------------------------------------------------------------- README
@@ -341,7 +533,7 @@ def render_readme(index: Path | None = None, execute: bool = True) -> str:
     parts = []
     for cell in nb.cells:
         src = _text(cell.get('source'))
-        if cell.cell_type == 'markdown': parts.append(src.strip()); continue
+        if cell.cell_type == 'markdown': parts.append(fix_tables(src).strip()); continue
         if cell.cell_type != 'code': continue
         d, body = split_directives(src)
         if d.keys() & _drop_dirs or d.get('include') == 'false': continue

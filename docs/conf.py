@@ -41,6 +41,9 @@ html_theme_options = {
     'use_fullscreen_button': False,
     'use_repository_button': False,
 }
+# layout rules of docs/README.md: wider column, tables and formulas scroll in their box, code wraps
+html_static_path = ['_static']
+html_css_files = ['dpnotes.css']
 html_last_updated_fmt = None
 html_copy_source = False
 html_show_sourcelink = False

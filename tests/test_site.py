@@ -8,6 +8,16 @@ override the path with env `DPNOTES_CHROMIUM`.
 
 Every request the pages make is watched: anything that is not served by the local test server (a CDN, a font
 service, ...) fails the test, so "offline" is checked, not assumed.
+
+What a reader needs beyond that, each a check that can fail:
+* an API entry for every name of every module's `__all__` and every public method of its exported classes, at the
+  anchor nbdev's doc links (`dpnotes/_modidx.py`) point to;
+* tables intact: no cell split by a `|` of a code span or of math (`\\|x\\|` must stay a norm);
+* nothing cut off at 1280 px: a table or display formula wider than its column sits in a box that scrolls sideways,
+  and most code cells do not scroll sideways (they wrap: docs/README.md);
+* figure text at least 10 CSS px on the page: the build records each figure's smallest font (points) and the PNG's
+  pixels per point; displayed width / natural width x points x pixels per point is the size a reader sees;
+* no page names a paper by a file number or refers to the project's issues.
 """
 import functools
 import http.server
@@ -32,6 +42,9 @@ CHROMIUM = os.environ.get('DPNOTES_CHROMIUM', '/usr/bin/chromium')
 CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update',
                  '--disable-sync', '--no-first-run']
 MATH_TIMEOUT_MS = 60_000
+MIN_TEXT_PX = 10          # smallest figure text a reader should have to read (docs/README.md)
+MAX_SCROLLING_CODE = 0.1  # share of code cells (sources) allowed to scroll sideways at 1280 px
+FORBIDDEN = re.compile(r'seed 0\d\d|\(issue \d+\)|issue #\d+', re.I)
 
 
 def page_name(stem: str) -> str: return re.sub(r'^\d+_', '', stem)  # as docs/build.py (and nbdev) name pages
@@ -247,3 +260,169 @@ def test_screenshot(page, site, capsys):
     page.screenshot(path=str(out), full_page=False)
     assert out.stat().st_size > 10_000, 'screenshot is (nearly) empty'
     with capsys.disabled(): print(f'\nscreenshot of {nbs[0].name}: {out}')
+
+
+# ----------------------------------------------------------------------------- the reader's view
+def _pages() -> list[tuple[Path, str]]:
+    return [(nb, page_name(nb.stem)) for nb in notebooks()]
+
+
+def _visible_text(html: str) -> str:
+    html = re.sub(r'<(script|style)\b.*?</\1>', ' ', html, flags=re.S | re.I)
+    return re.sub(r'\s+', ' ', re.sub(r'<[^>]+>', ' ', html))
+
+
+def _api_names() -> dict[str, list[tuple[str, str, str]]]:
+    """Page → [(qualified name, anchor, kind)] for every name of each module's `__all__` and every public method
+    defined by an exported class (properties are documented with their class); page and anchor as nbdev's
+    `_modidx.py` has them."""
+    import importlib
+    import inspect
+    import sys
+    if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))
+    modidx = importlib.import_module('dpnotes._modidx').d['syms']
+    out = {}
+    for mod, syms in sorted(modidx.items()):
+        m = importlib.import_module(mod)
+        default_page = next(iter(syms.values()))[0].split('#')[0] if syms else f'{mod.split(".")[-1]}.html'
+        for name in getattr(m, '__all__', []):
+            obj = getattr(m, name)
+            kind = 'class' if inspect.isclass(obj) else 'function' if callable(obj) else 'constant'
+            entries = [(name, kind)]
+            if inspect.isclass(obj):
+                entries += [(f'{name}.{k}', 'method') for k, v in vars(obj).items() if not k.startswith('_') and
+                            (inspect.isfunction(v) or isinstance(v, (staticmethod, classmethod)))]
+            for qual, kind in entries:
+                page, _, anchor = syms.get(f'{mod}.{qual}', (f'{default_page}#{qual.lower()}',))[0].partition('#')
+                out.setdefault(page, []).append((qual, anchor, kind))
+    return out
+
+
+def test_api_reference_complete(site):
+    "Every exported name and public method has an entry (show_doc) at nbdev's anchor; constants are named on their page."
+    missing, n = [], 0
+    for page, names in _api_names().items():
+        html = (HTML / page).read_text() if (HTML / page).exists() else ''
+        text = _visible_text(html)
+        for qual, anchor, kind in names:
+            n += 1
+            if kind == 'constant':
+                if qual not in text: missing.append(f'{page}: constant {qual} is not named on its page')
+            elif f'id="{anchor}"' not in html:
+                missing.append(f'{page}: no API entry for {kind} {qual} (anchor #{anchor})')
+    assert not missing, f'{len(missing)} of {n} API entries missing:\n' + '\n'.join(missing)
+
+
+def test_no_paper_file_numbers_or_issue_refs(site):
+    "Papers are named by their authors, never by a file number; pages do not talk about the project's issues."
+    hits = []
+    for _, page in _pages():
+        f = HTML / f'{page}.html'
+        if not f.exists(): continue
+        text = _visible_text(f.read_text())
+        hits += [f'{page}.html: ...{text[max(0, m.start() - 60):m.end() + 30]}...' for m in FORBIDDEN.finditer(text)]
+    assert not hits, f'{len(hits)} references to file numbers or issues:\n' + '\n'.join(hits)
+
+
+TABLES_JS = r"""() => {
+  const bad = [];
+  const items = (window.MathJax && MathJax.startup && MathJax.startup.document) ?
+      Array.from(MathJax.startup.document.math) : [];
+  for (const it of items) {
+    const host = it.start && it.start.node && it.start.node.parentElement;
+    if (host && host.closest('main table') && /(^|[^\\])\|/.test(it.math))
+      bad.push('math in a table has a bare | (a norm \\| lost its backslash?): ' + it.math.slice(0, 60));
+  }
+  for (const td of document.querySelectorAll('main table td, main table th')) {
+    const c = td.cloneNode(true);
+    c.querySelectorAll('code, pre, mjx-container, script').forEach(e => e.remove());
+    const t = c.textContent;
+    if (t.includes('`')) bad.push('table cell with a stray backtick (a code span split by |?): ' + td.innerText.slice(0, 60));
+    if (t.includes('$')) bad.push('table cell with a stray $ (math split by |?): ' + td.innerText.slice(0, 60));
+  }
+  return bad;
+}"""
+
+
+OVERFLOW_JS = r"""() => {
+  const col = document.querySelector('main article.bd-article') || document.querySelector('main');
+  const cs = getComputedStyle(col), colBox = col.getBoundingClientRect();
+  const right = colBox.right - parseFloat(cs.paddingRight) + 1;   // the right edge of the column's content
+  const scrolls = (e) => { const o = getComputedStyle(e).overflowX; return o === 'auto' || o === 'scroll'; };
+  const out = {cut: [], code: 0, codeScroll: [], colWidth: Math.round(colBox.width)};
+  const els = [...col.querySelectorAll('table'), ...col.querySelectorAll('mjx-container[display="true"]')];
+  for (const e of els) {
+    // how far right the element or anything inside it reaches (cells' content can overflow a table's box)
+    let reach = e.getBoundingClientRect().right;
+    for (const d of e.querySelectorAll('*')) { const r = d.getBoundingClientRect(); if (r.width) reach = Math.max(reach, r.right); }
+    reach = Math.max(reach, e.getBoundingClientRect().left + e.scrollWidth);
+    if (reach <= right) continue;
+    // fine if a box between it and the column (itself included) scrolls sideways and ends inside the column
+    let a = e, ok = false;
+    while (a && a !== col) {
+      if (scrolls(a) && a.getBoundingClientRect().right <= right) { ok = true; break; }
+      a = a.parentElement;
+    }
+    if (!ok) out.cut.push(`${e.tagName.toLowerCase()} reaching ${Math.round(reach - right)} px past the column: ` +
+                          (e.innerText || e.textContent).replace(/\s+/g, ' ').slice(0, 70));
+  }
+  for (const pre of col.querySelectorAll('.cell_input pre, section > div[class*="highlight-"] pre')) {
+    out.code += 1;
+    if (pre.scrollWidth > pre.clientWidth + 1) out.codeScroll.push(pre.innerText.split('\n')[0].slice(0, 60));
+  }
+  return out;
+}"""
+
+
+FIG_JS = """() => Array.from(document.querySelectorAll('main .cell_output img')).map(i => ({
+  shown: i.getBoundingClientRect().width, natural: i.naturalWidth, src: i.getAttribute('src')}))"""
+
+
+def _figure_report(page, name: str, recs: list[dict]) -> list[str]:
+    "Figures of the open page whose smallest text is displayed under MIN_TEXT_PX."
+    if not recs: return []
+    page.wait_for_function('() => Array.from(document.images).every(i => i.complete)')
+    imgs = page.evaluate(FIG_JS)
+    if len(imgs) != len(recs): return [f'{name}.html: {len(recs)} figures recorded by the build, {len(imgs)} on the page']
+    small = []
+    for k, (img, rec) in enumerate(zip(imgs, recs)):
+        if 'min_font_pt' not in rec or not img['natural']: continue
+        px = img['shown'] / img['natural'] * rec['min_font_pt'] * rec['px_per_pt']
+        if px < MIN_TEXT_PX - 0.05:
+            small.append(f"{name}.html figure {k + 1} (figsize {rec['figsize_in'][0]} x {rec['figsize_in'][1]} in, shown "
+                         f"at {img['shown']:.0f} px of {img['natural']} px): '{rec['smallest_text']}' at "
+                         f"{rec['min_font_pt']} pt is {px:.1f} px")
+    return small
+
+
+@pytest.mark.parametrize('nb', notebooks(), ids=lambda p: p.stem)
+def test_page_layout(page, site, nb):
+    """What a reader sees at 1280 px on one page: tables intact (`|` of a code span or `\\|` of math splits no row),
+    wide tables and display formulas scroll inside their own box, at most 10 % of code cells scroll sideways (they
+    wrap), and every figure's smallest text is at least 10 CSS px (the build's records, the page's sizes)."""
+    name = page_name(nb.stem)
+    records = json.loads(STAMP.read_text()).get('figures')
+    if records is None: pytest.fail('the site build recorded no figure sizes (docs/build.py too old?)')
+    _open(page, f'{site}/{name}.html')
+    _wait_math(page)
+    problems = page.evaluate(TABLES_JS)
+    if re.search(r'^\|.*`#\| slow`', _nb_text(nb), re.M) and not page.locator('main table code', has_text='#| slow').count():
+        problems.append('the table row with `#| slow` is lost')  # e.g. the command table of the home page
+    r = page.evaluate(OVERFLOW_JS)
+    problems += r['cut']
+    if len(r['codeScroll']) > MAX_SCROLLING_CODE * r['code']:
+        problems.append(f"{len(r['codeScroll'])} of {r['code']} code cells scroll sideways: {r['codeScroll'][:5]}")
+    problems += _figure_report(page, name, records.get(name, []))
+    assert not problems, f'{nb.name}: {len(problems)} layout problems:\n' + '\n'.join(problems)
+
+
+def test_llms_txt_links_resolve(site):
+    "The site serves llms.txt, and every page it links (nbdev's `<page>.html.md` markdown twins) exists."
+    llms = HTML / 'llms.txt'
+    assert llms.exists(), 'llms.txt is not on the site (docs/build.py copies nbs/llms.txt)'
+    links = re.findall(r'\]\((https?://[^)\s]+)\)', llms.read_text())
+    assert links, 'llms.txt links no module page'
+    missing = [u for u in links if not (HTML / urlparse(u).path.rsplit('/', 1)[-1]).exists()]
+    assert not missing, f'llms.txt links pages the site does not have: {missing}'
+    for nb, name in _pages():
+        assert (HTML / f'{name}.html.md').exists(), f'{name}.html.md (markdown twin of {nb.name}) is missing'
