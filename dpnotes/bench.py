@@ -243,19 +243,26 @@ def summarise(runs:pd.DataFrame, min_gap:float=0.02) -> pd.DataFrame:
 
 # %% ../nbs/80_benchmark.ipynb #cf8088ff
 def plot_benchmark(summary:pd.DataFrame, path=None):
-    "One panel per data set: accuracy against ε per method, with the majority rate and the non-private model as lines."
+    "One panel per data set: accuracy against ε per method (same colour everywhere), with the majority rate and the non-private model as lines."
     import matplotlib.pyplot as plt
     names = list(dict.fromkeys(summary.dataset))
-    fig, axes = plt.subplots(1, len(names), figsize=(3.3 * len(names), 3.2), squeeze=False)
-    for ax, nm in zip(axes[0], names):
+    colour = {m: f'C{i}' for i, m in enumerate(sorted(summary.method.unique()))}
+    cols = min(3, len(names)); rows = math.ceil(len(names) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
+    for ax, nm in zip(axes.flat, names):
         s = summary[summary.dataset == nm]
         for meth, t in s.groupby('method'):
-            ax.plot(t.epsilon, t.accuracy, marker='o', ms=3, label=meth)
+            ax.plot(t.epsilon, t.accuracy, marker='o', ms=3, color=colour[meth], label=meth)
         ax.axhline(s.majority.mean(), color='k', ls=':', lw=1, label='majority')
         ax.axhline(s.non_private.mean(), color='k', ls='--', lw=1, label='non-private')
-        ax.set_xscale('log', base=2); ax.set_title(nm); ax.set_xlabel('ε')
-    axes[0, 0].set_ylabel('TSTR accuracy (RF)')
-    axes[0, -1].legend(fontsize=6, loc='lower right')
-    fig.tight_layout()
+        ax.set_xscale('log', base=2); ax.set_title(nm); ax.set_xlabel('ε'); ax.set_ylabel('TSTR accuracy (RF)')
+    for ax in list(axes.flat)[len(names):]: ax.axis('off')
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    for ax in axes.flat:
+        for h, l in zip(*ax.get_legend_handles_labels()):
+            if l not in labels: handles.append(h); labels.append(l)
+    fig.legend(handles, labels, loc='lower center', ncol=5, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     if path is not None: fig.savefig(path, dpi=120)
     return fig
+
