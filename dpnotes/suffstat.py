@@ -292,7 +292,7 @@ LEVERS = {   # name -> options changed from the default
     'default (centre, κ=½, pooled, psd)': {},
     'row normalisation (RON-Gauss pre-processing)': dict(scaling='row_norm'),
     'box centre ½, no released mean': dict(scaling='box', clip_factor=2.0),
-    'no clipping (κ = 2: the whole box)': dict(clip_factor=2.0),
+    'hardly any clipping (κ = 2)': dict(clip_factor=2.0),
     'κ = 1': dict(clip_factor=1.0),
     'κ = ¼': dict(clip_factor=0.25),
     'standardised columns (released variances)': dict(scaling='standardise'),
