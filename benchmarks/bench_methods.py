@@ -5,6 +5,14 @@
     python benchmarks/bench_methods.py --datasets wdbc spambase --runs-out /tmp/a.csv   # part of a run
     python benchmarks/bench_methods.py --merge /tmp/a.csv /tmp/b.csv                     # summarise parts
 
+The committed data/results/bench_methods*.csv were made with the parts below (run in parallel, then --merge), a reduced
+version of the full run forced by machine time (see nbs/80_benchmark.ipynb):
+    --methods SuffStatGauss DP-LR                                  (all data sets, all eps, 10 splits)
+    --methods RON-Gauss PCA-Gauss DPRP --epsilons 1 8              (all but adult; adult: --epsilons 1 --repeats 3;
+                                                                    DPRP on spambase: --epsilons 1 --repeats 3)
+    --methods DP-SYN --epsilons 1 8 --repeats 2 --datasets wdbc dermatology indian_liver cervical_cancer
+    --methods "SuffStatGauss (pow10 bounds)" --datasets wdbc
+
 Writes data/results/bench_methods_runs.csv (one row per split), data/results/bench_methods.csv (means, gap closed)
 and data/results/bench_methods.png, and prints the accuracy table at eps = 1, the gap closed and time ratios.
 """
@@ -49,7 +57,7 @@ def main(argv=None):
     p.add_argument('--epsilons', nargs='+', type=float, default=[0.5, 1, 2, 4, 8])
     p.add_argument('--repeats', type=int, default=10)
     p.add_argument('--methods', nargs='+', default=list(METHODS))
-    p.add_argument('--max-n', type=int, default=10_000, help='public random subsample of larger tables (adult)')
+    p.add_argument('--max-n', type=int, default=5_000, help='public random subsample of larger tables (adult)')
     p.add_argument('--dpsyn-repeats', type=int, default=3, help='DP-SYN (slow) runs on the first splits only')
     p.add_argument('--dpsyn-skip', nargs='*', default=['spambase', 'adult'], help='data sets where DP-SYN is not run')
     p.add_argument('--seed', type=int, default=0)
