@@ -24,13 +24,14 @@ from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positi
 from .dprp import DPRP
 from .gauss import PCAGauss, RONGauss
 from .jl_release import jl_laplace_release, jl_laplace_scale
+from .suffstat import SuffStatGauss
 from .dpsyn import DPSyn
 
 # %% auto #0
 __all__ = ['SCHEMA_HINT', 'METHODS', 'as_schema', 'drafted_fields', 'TableCodec', 'default_delta', 'Method', 'DPRPRelease',
            'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease', 'PCAGaussPaperRelease',
-           'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease', 'register', 'methods', 'Release',
-           'release', 'wdbc_schema']
+           'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease', 'SuffStatRelease', 'register', 'methods',
+           'Release', 'release', 'wdbc_schema']
 
 # %% ../nbs/60_release.ipynb #c113c299
 def _to_dict(schema) -> dict:
@@ -533,6 +534,28 @@ class DPSynPaperRelease(DPSynRelease):
     guarantee = '(ε, δ)-DP only if the class sizes are public: the exact sizes are released'
     needs_public = 'schema (bounds, categories), classes, class sizes, n'
 
+# %% ../nbs/60_release.ipynb #6b1d7e3c
+class SuffStatRelease(Method):
+    "Class-conditional Gaussian from Gaussian-noised counts, class sums and a pooled second moment (one zCDP budget), on the encoded rows."
+    name, system, paper = 'suffstat-gauss', 'Sufficient statistics', 'dpnotes (noisy sufficient statistics)'
+    guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion), replace-one neighbours'
+    needs_public = 'schema (bounds, categories), classes, n'
+    released_attributes = ('ledger_', 'model_')
+
+    def _needs_labels(self): return True
+
+    def _fit(self, E, y, eps, delta, sampler, rng):
+        w = E.shape[1]                                         # the schema's encoded width (public)
+        m = SuffStatGauss(epsilon=eps, delta=delta, bounds=(np.zeros(w), np.ones(w)),
+                          classes=list(range(len(self.classes_))), rng=rng, sampler=sampler).fit(E, y)
+        self._charge(f'counts, centre, class sums, pooled second moment (ρ-zCDP, ρ = {m.rho_:.4g})',
+                     'Gaussian mechanism (zCDP)', eps, delta)
+        self.model_ = m
+
+    def _sample(self, n, rng):
+        X, y = self.model_.sample(n, rng=rng)
+        return X.to_numpy(dtype=float), y.to_numpy().astype(np.int64)
+
 # %% ../nbs/60_release.ipynb #d1a104f7
 METHODS: dict = {}
 
@@ -543,7 +566,7 @@ def register(cls):
     return cls
 
 for _c in (DPRPRelease, DPRPPaperRelease, RONGaussRelease, RONGaussPaperRelease, PCAGaussRelease, PCAGaussPaperRelease,
-           JLRelease, JLPaperRelease, DPSynRelease, DPSynPaperRelease): register(_c)
+           JLRelease, JLPaperRelease, DPSynRelease, DPSynPaperRelease, SuffStatRelease): register(_c)
 
 def methods() -> pd.DataFrame:
     "One row per registered method: name, paper, guarantee, what it needs public, whether its output is in original units."
