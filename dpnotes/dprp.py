@@ -543,7 +543,8 @@ def run_dprp_experiment(datasets, # names for `load_dataset`, or Dataset objects
                         model='rf', test_size:float=0.2, rng=None, progress:bool|None=None, data_dir=None) -> pd.DataFrame:
     """For each dataset and run: one stratified split, then every config on that same split (paired design), plus the
     no-privacy reference per pre-processing and the competitors. One row per (dataset, run, method, config).
-    Labels: the data set's documented label list (`documented_classes`); bounds for preprocess='bounds': private (charged to each release)."""
+    Labels: the data set's documented label list (`documented_classes`); bounds for preprocess='bounds': private (charged to each release).
+    `rng`: a fixed integer seed is for tests and teaching (reproducible tables); a release should use fresh entropy (`rng=None`, the default)."""
     from dpnotes.data import load_dataset
     from dpnotes.evaluate import tstr, train_test_split_df
     import warnings

@@ -122,7 +122,7 @@ def ae_layout(d:int, latent_dim:int, hidden:tuple=(32,)) -> list:
     return list(zip(sizes[:-1], sizes[1:], acts))
 
 def ae_init(layout:list, rng=None) -> np.ndarray:
-    "Flat parameter vector: Glorot-uniform weights, zero biases (data independent)."
+    "Flat parameter vector: Glorot-uniform weights, zero biases (data independent). `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."
     rng = as_rng(rng)
     parts = []
     for n_in, n_out, _ in layout:
