@@ -1,5 +1,6 @@
 """Gondara & Wang (UAI 2020), Algorithm 1, derived and checked: the reconstruction algebra, the privacy of $P'$ and of the
-noisy second-moment matrix, an honest private choice of $k_1$, row-chunked release, and the paper's Tables 2 and 3.
+noisy second-moment matrix, an honest private choice of $k_1$, row-chunked release, end-to-end audits of the public calls,
+and the paper's Tables 2 and 3.
 
 Docs: https://dpnotes.github.io/dpnotes/dprp.html.md"""
 
@@ -7,20 +8,22 @@ Docs: https://dpnotes.github.io/dpnotes/dprp.html.md"""
 
 # %% ../nbs/40_dprp.ipynb #90c878ff
 from __future__ import annotations
-import math, numbers, time
+import math, numbers, time, warnings
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
-from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fractions, as_matrix,
-                             gaussian_sigma, gaussian_delta, Budget)
-from .jl import gaussian_projection, theorem_a_sigma
-from .covariance import gram_l2_sensitivity, symmetric_noise
+from fastcore.basics import patch
+from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fractions, check_sampler, as_matrix,
+                             gaussian_sigma, gaussian_delta, gaussian_noise, Budget)
+from .jl import gaussian_projection, theorem_a_sigma, THEOREM_A_METHODS
+from .covariance import gram_l2_sensitivity, sym_from_upper
 from .gauss import top_eigvecs   # the leading eigenvectors of the noisy XᵀX (shared with PCA-Gauss)
 
 # %% auto #0
-__all__ = ['THEOREM_B_METHODS', 'reconstruction_operator', 'dprp_reconstruct', 'expected_error', 'theorem_b_sigma', 'k1_utility',
-           'select_k1', 'Preprocessor', 'DPRP', 'dprp_tstr', 'gauss_competitors', 'competitor_tstr',
-           'run_dprp_experiment', 'summarise']
+__all__ = ['THEOREM_B_METHODS', 'BOUND_GRID', 'CLASSES_MESSAGE', 'reconstruction_operator', 'dprp_reconstruct', 'expected_error',
+           'theorem_b_sigma', 'k1_utility', 'select_k1', 'k1_probabilities', 'safe_unit_rows', 'Preprocessor',
+           'dp_quantile', 'private_bounds', 'check_classes', 'DPRP', 'documented_classes', 'dprp_tstr',
+           'gauss_competitors', 'competitor_tstr', 'run_dprp_experiment', 'summarise']
 
 # %% ../nbs/40_dprp.ipynb #c8bbd2a8
 def reconstruction_operator(V, # (d, k2) orthonormal columns
@@ -77,6 +80,13 @@ def k1_utility(perp_sq:float, n:int, k1_grid, k2:int, sigma1s) -> np.ndarray:
     "Utility $u(X,k_1)=-\\mathbb E\\|X'-X\\|_F^2$ for each `k1` in `k1_grid` (noise stds `sigma1s`)."
     return -np.array([expected_error(perp_sq, n, s, k, k2) for k, s in zip(k1_grid, sigma1s)])
 
+def _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm):
+    grid = [check_int(int(k), 'k1') for k in k1_grid]
+    if min(grid) <= k2 + 1: raise ValueError(f"every k1 in k1_grid must exceed k2 + 1 = {k2 + 1}; got {grid}")
+    u = k1_utility(perp_sq, n, grid, k2, sigma1s)
+    sens = row_norm ** 2 * max(1 + k2 / (k - k2 - 1) for k in grid)
+    return grid, check_epsilon(epsilon) * u / (2 * sens)
+
 def select_k1(perp_sq:float, # ||X_perp||_F^2 of the private data w.r.t. the released V
               n:int, # number of rows (public)
               k1_grid, # candidate k1 values, each > k2 + 1
@@ -84,19 +94,30 @@ def select_k1(perp_sq:float, # ||X_perp||_F^2 of the private data w.r.t. the rel
               sigma1s, # sigma_1 for each candidate (data independent)
               epsilon:float, # epsilon_sel
               row_norm:float=1.0,
-              rng=None,
-             ) -> tuple: # (chosen k1, selection probabilities)
-    "Exponential mechanism over `k1_grid` with the utility `k1_utility` (sensitivity $r^2(1+k_2/(k_1-k_2-1))$)."
-    grid = [check_int(int(k), 'k1') for k in k1_grid]
-    if min(grid) <= k2 + 1: raise ValueError(f"every k1 in k1_grid must exceed k2 + 1 = {k2 + 1}; got {grid}")
-    u = k1_utility(perp_sq, n, grid, k2, sigma1s)
-    sens = row_norm ** 2 * max(1 + k2 / (k - k2 - 1) for k in grid)
-    logits = check_epsilon(epsilon) * u / (2 * sens)
-    p = np.exp(logits - logits.max()); p /= p.sum()
-    i = int(np.argmax(logits + as_rng(rng).gumbel(size=len(grid))))
-    return grid[i], p
+              rng=None, # None (fresh entropy, for releases) or a seed / Generator (tests, teaching)
+             ) -> int: # the chosen k1 (only this is released)
+    """Exponential mechanism over `k1_grid` with the utility `k1_utility` (sensitivity $r^2(1+k_2/(k_1-k_2-1))$), by Gumbel-max.
+    Returns the chosen `k1` only: the selection probabilities are an exact function of the private $\\|X_\\perp\\|_F^2$.
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    grid, logits = _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
+    return grid[int(np.argmax(logits + as_rng(rng).gumbel(size=len(grid))))]
+
+# %% ../nbs/40_dprp.ipynb #6b534af2
+def k1_probabilities(perp_sq:float, n:int, k1_grid, k2:int, sigma1s, epsilon:float, row_norm:float=1.0) -> np.ndarray:
+    "The exact selection probabilities of `select_k1`. **Not private** (they reveal $\\|X_\\perp\\|_F^2$): for tests and teaching only."
+    _, logits = _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
+    p = np.exp(logits - logits.max())
+    return p / p.sum()
 
 # %% ../nbs/40_dprp.ipynb #ff72848c
+def safe_unit_rows(X:np.ndarray) -> np.ndarray:
+    "Rows divided by their L2 norm (zero rows stay zero), without overflow or underflow: each row is first divided by its largest |entry|."
+    X = np.asarray(X, dtype=float)
+    m = np.abs(X).max(axis=1, keepdims=True) if X.shape[1] else np.zeros((len(X), 1))
+    U = X / np.where(m > 0, m, 1.0)
+    nrm = np.linalg.norm(U, axis=1, keepdims=True)
+    return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
+
 class Preprocessor:
     "Row-wise public map to rows of L2 norm <= 1 (`encode`) and back (`decode`); labels one-hot over public `classes`."
     def __init__(self, kind:str='row_l2', bounds=None, clip_norm:float|None=None, classes=None):
@@ -104,9 +125,11 @@ class Preprocessor:
         self.kind, self.classes = kind, None if classes is None else np.asarray(classes)
         self.bounds, self.clip_norm = bounds, clip_norm
         if kind == 'bounds':
-            if bounds is None: raise ValueError("preprocess='bounds' needs public bounds=(lo, hi) per feature")
+            if bounds is None or isinstance(bounds, str):
+                raise ValueError("preprocess='bounds' needs public bounds=(lo, hi) per feature (or bounds='private' in DPRP)")
             lo, hi = (np.asarray(b, dtype=float) for b in bounds)
             if lo.shape != hi.shape or lo.ndim != 1: raise ValueError("bounds must be two 1-D arrays (lo, hi) of equal length")
+            if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))): raise ValueError("bounds must be finite")
             if not np.all(hi > lo): raise ValueError(f"bounds: hi must exceed lo for every feature (bad: {np.flatnonzero(~(hi > lo)).tolist()})")
             self.lo, self.hi = lo, hi
             self.c = float(np.sqrt(len(lo)) / 2 if clip_norm is None else clip_norm)
@@ -115,11 +138,10 @@ class Preprocessor:
 
     def features(self, X:np.ndarray) -> np.ndarray:
         "Map feature rows (n, d) to the unit ball (no label)."
-        if self.kind == 'row_l2':
-            nrm = np.linalg.norm(X, axis=1, keepdims=True)
-            return np.divide(X, nrm, out=np.zeros_like(X), where=nrm > 0)
+        if self.kind == 'row_l2': return safe_unit_rows(X)
         if X.shape[1] != len(self.lo): raise ValueError(f"bounds have {len(self.lo)} features, X has {X.shape[1]}")
-        U = np.clip((X - self.lo) / (self.hi - self.lo), 0, 1) - 0.5
+        with np.errstate(over='ignore', invalid='ignore'):
+            U = np.clip((X - self.lo) / (self.hi - self.lo), 0, 1) - 0.5
         U /= self.c
         nrm = np.linalg.norm(U, axis=1, keepdims=True)
         return U / np.maximum(nrm, 1.0)
@@ -131,7 +153,7 @@ class Preprocessor:
         y = np.asarray(y)
         idx = np.searchsorted(self.classes, y)
         if np.any(idx >= len(self.classes)) or np.any(self.classes[np.minimum(idx, len(self.classes) - 1)] != y):
-            raise ValueError("y contains labels outside the public list of classes")
+            raise ValueError("y contains labels outside the public list of classes (the declared label domain)")
         H = np.zeros((len(y), len(self.classes))); H[np.arange(len(y)), idx] = 1.0
         return np.hstack([F, H]) * self.w
 
@@ -145,9 +167,68 @@ class Preprocessor:
         if self.classes is None: return F, None
         return F, self.classes[np.argmax(Z[:, d:], axis=1)]
 
-# %% ../nbs/40_dprp.ipynb #20690ab8
+# %% ../nbs/40_dprp.ipynb #67969cf3
+BOUND_GRID = np.concatenate([-10.0 ** (np.arange(72, -49, -1) / 8), [0.0], 10.0 ** (np.arange(-48, 73) / 8)])
+
+def dp_quantile(x, # 1-D private values
+                q:float, # target quantile in [0, 1]
+                epsilon:float, # budget of this one selection
+                grid=None, # public sorted candidates (default BOUND_GRID)
+                rng=None, # None (fresh entropy) or a seed / Generator
+                pull:str|None=None, # 'up' / 'down': public tie-break, one count per grid step towards larger / smaller t
+                ) -> float:
+    """Exponential mechanism over a public grid with utility $-|\\#\\{x_i\\le t\\}-qn|$ (sensitivity 1): an epsilon-DP quantile.
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    g = BOUND_GRID if grid is None else np.sort(np.asarray(grid, dtype=float))
+    x = np.sort(np.asarray(x, dtype=float).ravel())
+    u = -np.abs(np.searchsorted(x, g, side='right') - q * len(x))
+    if pull is not None:
+        if pull not in ('up', 'down'): raise ValueError(f"pull must be 'up', 'down' or None, got {pull!r}")
+        steps = np.arange(len(g), dtype=float)
+        u = u + (steps if pull == 'up' else -steps)               # data independent: the sensitivity stays 1
+    return float(g[int(np.argmax(check_epsilon(epsilon) * u / 2 + as_rng(rng).gumbel(size=len(g))))])
+
+def private_bounds(X, # (n, d) private data
+                   epsilon:float, # total budget for all 2d selections
+                   tail:float=0.02, # quantile tau of the lower bound (upper: 1 - tau)
+                   grid=None, # public candidates (default BOUND_GRID)
+                   rng=None, # None (fresh entropy) or a seed / Generator
+                  ) -> tuple: # (lo, hi) arrays with hi > lo
+    """Per-feature private bounds: a private `tail`- and (1-`tail`)-quantile per feature, each with `epsilon / (2 d)`.
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    A, _ = as_matrix(X, 'X')
+    if not 0 < tail < 0.5: raise ValueError(f"bounds_tail must lie in (0, 0.5), got {tail}")
+    e = check_epsilon(epsilon) / (2 * A.shape[1])
+    g = BOUND_GRID if grid is None else np.sort(np.asarray(grid, dtype=float))
+    rng = as_rng(rng)
+    lo = np.array([dp_quantile(A[:, j], tail, e, g, rng, pull='up') for j in range(A.shape[1])])
+    hi = np.array([dp_quantile(A[:, j], 1 - tail, e, g, rng, pull='down') for j in range(A.shape[1])])
+    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
+    nxt = g[np.minimum(np.searchsorted(g, lo, side='right'), len(g) - 1)]
+    hi = np.where(hi > lo, hi, np.where(nxt > lo, nxt, lo + 1.0))
+    return lo, hi
+
+# %% ../nbs/40_dprp.ipynb #68ea4679
+CLASSES_MESSAGE = "classes: pass the public list of label values, e.g. classes=[0, 1]"
+
+def check_classes(classes) -> np.ndarray:
+    "Validate a public list of label values: non-empty, 1-D, no missing values, no duplicates, not a continuous target. Returns it sorted."
+    c = np.asarray(classes)
+    if c.ndim != 1 or c.size == 0: raise ValueError(f"classes must be a non-empty 1-D list of label values, got {classes!r}")
+    if pd.isna(c).any(): raise ValueError("classes must not contain missing values")
+    if c.dtype.kind == 'f' and np.any(c != np.round(c)):
+        raise ValueError("classes: non-integer float labels look like a continuous target; these estimators release class labels "
+                         "(regression is not supported): pass the list of label values")
+    u = np.unique(c)
+    if len(u) != len(c): raise ValueError(f"classes contains duplicate values: {classes!r}")
+    return u
+
+# %% ../nbs/40_dprp.ipynb #f9624902
 class DPRP:
-    "Differentially private release by reconstruction from a noisy random projection (Gondara & Wang 2020, Algorithm 1)."
+    """Differentially private release by reconstruction from a noisy random projection (Gondara & Wang 2020, Algorithm 1).
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    released_attributes = ('k1_', 'sigma1_', 'V_', 'M_', 'RM_', 'L_', 'bounds_', 'budget_')   # DP outputs or functions of them
+    public_attributes = ('classes_', 'n_features_in_', 'k2_', 'sigma2_', 'R_', 'eps_', 'delta_', 'eps_bounds_')  # public inputs / data-independent
     def __init__(self,
                  epsilon:float, # total epsilon
                  delta:float=1e-4, # total delta
@@ -155,175 +236,273 @@ class DPRP:
                  k2=0.6, # kept eigenvectors: int, or float in (0, 1] = fraction of the encoded dimension (paper: 0.6 d)
                  split=(0.80, 0.15, 0.05), # budget fractions for P', for V', for choosing k1
                  k1_grid=None, # candidates for k1='auto'; default {1, 2, 5, 10, 20} x d (each > k2 + 1)
-                 preprocess:str='row_l2', # 'row_l2' (paper) or 'bounds' (public per-feature bounds, keeps units)
-                 bounds=None, # (lo, hi) arrays for preprocess='bounds'
+                 preprocess:str='row_l2', # 'row_l2' (paper) or 'bounds' (per-feature bounds, keeps units)
+                 bounds=None, # preprocess='bounds': public (lo, hi) arrays, or 'private' (estimated with bounds_share of epsilon)
                  clip_norm:float|None=None, # row clipping radius after scaling (preprocess='bounds')
-                 classes=None, # public list of label values; default: the sorted labels of y (see docs)
-                 allow_constant:bool=False, # accept constant columns (otherwise ValueError)
+                 classes=None, # public list of label values; required when y is given
+                 allow_constant:bool=False, # kept for compatibility; no effect (constant columns are accepted)
                  theorem_a:str='exact', # method of dpnotes.jl.theorem_a_sigma
                  theorem_b:str='analytic', # method of theorem_b_sigma ('published' is NOT private)
                  chunk_size:int|None=None, # rows per chunk in fit_release (None: in memory)
                  fast:bool=False, # draw the noise of P'M directly (same output distribution, k2 instead of k1 normals per row)
-                 rng=None):
+                 rng=None, # None (fresh entropy, for releases) or a seed / Generator (tests, teaching)
+                 bounds_share:float=0.1, # share of epsilon for bounds='private'
+                 bounds_tail:float=0.02, # quantile of the private lower bound (upper: 1 - bounds_tail)
+                 sampler:str='numpy', # noise sampler for every Gaussian draw (see dpnotes.privacy.SAMPLERS)
+                ):
         self.epsilon, self.delta, self.k1, self.k2, self.split = epsilon, delta, k1, k2, split
         self.k1_grid, self.preprocess, self.bounds, self.clip_norm = k1_grid, preprocess, bounds, clip_norm
         self.classes, self.allow_constant, self.theorem_a, self.theorem_b = classes, allow_constant, theorem_a, theorem_b
         self.chunk_size, self.fast, self.rng = chunk_size, fast, rng
+        self.bounds_share, self.bounds_tail, self.sampler = bounds_share, bounds_tail, sampler
         self._validate()
 
-    def _validate(self):
-        "All parameter checks in one place."
-        self.epsilon = check_epsilon(self.epsilon)
-        self.delta = check_delta(self.delta, allow_zero=False)
-        f = check_fractions(self.split, 'split')
-        if len(f) != 3: raise ValueError(f"split must have three fractions (P', V', k1 choice), got {len(f)}")
-        if f[0] == 0 or f[1] == 0: raise ValueError("split: the P' and V' parts must be > 0")
-        if isinstance(self.k1, str):
-            if self.k1 != 'auto': raise ValueError(f"k1 must be a positive int or 'auto', got {self.k1!r}")
-            if f[2] == 0: raise ValueError("k1='auto' needs a positive third split fraction for the selection")
-        else: check_int(self.k1, 'k1')
-        if isinstance(self.k2, (float, np.floating)):
-            if not 0 < self.k2 <= 1: raise ValueError(f"k2 as a fraction must lie in (0, 1], got {self.k2}")
-        else: check_int(self.k2, 'k2')
-        if self.theorem_b not in THEOREM_B_METHODS: raise ValueError(f"theorem_b must be one of {THEOREM_B_METHODS}")
-        if self.chunk_size is not None: check_int(self.chunk_size, 'chunk_size')
-        if not isinstance(self.fast, (bool, np.bool_)): raise TypeError(f"fast must be a bool, got {self.fast!r}")
-        self._pre = Preprocessor(self.preprocess, self.bounds, self.clip_norm)   # validates bounds early
-        self.eps_, self.delta_ = f * self.epsilon, np.array([f[0], f[1], 0.0]) / (f[0] + f[1]) * self.delta
+# %% ../nbs/40_dprp.ipynb #6908e9cf
+@patch
+def _validate(self:DPRP):
+    "All parameter checks in one place; sets the budget shares `eps_`, `delta_` and the public `classes_`."
+    self.epsilon = check_epsilon(self.epsilon)
+    self.delta = check_delta(self.delta, allow_zero=False)
+    f = check_fractions(self.split, 'split')
+    if len(f) != 3: raise ValueError(f"split must have three fractions (P', V', k1 choice), got {len(f)}")
+    if f[0] == 0 or f[1] == 0: raise ValueError("split: the P' and V' parts must be > 0")
+    if isinstance(self.k1, str):
+        if self.k1 != 'auto': raise ValueError(f"k1 must be a positive int or 'auto', got {self.k1!r}")
+        if f[2] == 0: raise ValueError("k1='auto' needs a positive third split fraction for the selection")
+    else: check_int(self.k1, 'k1')
+    if self.k1_grid is not None:
+        if len(self.k1_grid) == 0: raise ValueError("k1_grid must not be empty")
+        for k in self.k1_grid: check_int(k, 'k1_grid entries')
+    if isinstance(self.k2, (float, np.floating)):
+        if not 0 < self.k2 <= 1: raise ValueError(f"k2 as a fraction must lie in (0, 1], got {self.k2}")
+    else: check_int(self.k2, 'k2')
+    if self.theorem_a not in THEOREM_A_METHODS: raise ValueError(f"theorem_a must be one of {THEOREM_A_METHODS}, got {self.theorem_a!r}")
+    if self.theorem_b not in THEOREM_B_METHODS: raise ValueError(f"theorem_b must be one of {THEOREM_B_METHODS}, got {self.theorem_b!r}")
+    if self.chunk_size is not None: check_int(self.chunk_size, 'chunk_size')
+    for name in ('fast', 'allow_constant'):
+        if not isinstance(getattr(self, name), (bool, np.bool_)): raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}")
+    if not (self.rng is None or isinstance(self.rng, (np.random.Generator, np.random.SeedSequence))
+            or (isinstance(self.rng, numbers.Integral) and not isinstance(self.rng, (bool, np.bool_)) and self.rng >= 0)):
+        raise TypeError(f"rng must be None (fresh entropy), a non-negative int seed, a SeedSequence or a numpy Generator, got {self.rng!r}")
+    check_sampler(self.sampler)
+    if self.preprocess not in ('row_l2', 'bounds'): raise ValueError(f"preprocess must be 'row_l2' or 'bounds', got {self.preprocess!r}")
+    private = isinstance(self.bounds, str)
+    if private and self.bounds != 'private': raise ValueError(f"bounds must be (lo, hi) arrays or 'private', got {self.bounds!r}")
+    if self.preprocess == 'row_l2' and self.bounds is not None:
+        raise ValueError("bounds is only used with preprocess='bounds' (row_l2 needs no bounds)")
+    beta = 0.0
+    if private:
+        beta = float(self.bounds_share)
+        if not 0 < beta < 1: raise ValueError(f"bounds_share must lie in (0, 1) with bounds='private', got {self.bounds_share}")
+        if not 0 < self.bounds_tail < 0.5: raise ValueError(f"bounds_tail must lie in (0, 0.5), got {self.bounds_tail}")
+    else: Preprocessor(self.preprocess, self.bounds, self.clip_norm)           # validates public bounds and clip_norm now
+    if self.clip_norm is not None and not self.clip_norm > 0: raise ValueError(f"clip_norm must be > 0, got {self.clip_norm}")
+    self.classes_ = None if self.classes is None else check_classes(self.classes)
+    self.eps_bounds_ = beta * self.epsilon
+    self.eps_, self.delta_ = f * (1 - beta) * self.epsilon, np.array([f[0], f[1], 0.0]) / (f[0] + f[1]) * self.delta
 
-    def _dims(self, d_enc:int):
-        "Resolve k2 (fraction -> int) and check k1, k2 against d."
-        k2 = max(1, int(round(self.k2 * d_enc))) if isinstance(self.k2, (float, np.floating)) else self.k2
-        if k2 > d_enc: raise ValueError(f"k2={k2} exceeds the dimension d={d_enc} of the encoded rows")
-        if self.k1 != 'auto' and k2 > self.k1: raise ValueError(f"k2={k2} must not exceed k1={self.k1}")
-        return k2
+# %% ../nbs/40_dprp.ipynb #7697fcdf
+@patch
+def _dims(self:DPRP, d_enc:int):
+    "Resolve k2 (fraction -> int) and check k1, k2 against d."
+    k2 = max(1, int(round(self.k2 * d_enc))) if isinstance(self.k2, (float, np.floating)) else self.k2
+    if k2 > d_enc: raise ValueError(f"k2={k2} exceeds the dimension d={d_enc} of the encoded rows")
+    if self.k1 != 'auto' and k2 > self.k1: raise ValueError(f"k2={k2} must not exceed k1={self.k1}")
+    return k2
 
-    def _plan(self, gram:np.ndarray, n:int, rngs):
-        "From the exact Gram matrix: release C', V, choose k1, draw R, compute sigma_1 and M. Records the budget."
-        d = gram.shape[0]
-        k2 = self._dims(d)
-        b = Budget(self.epsilon, self.delta, name='DPRP')
-        s2 = theorem_b_sigma(self.eps_[1], self.delta_[1], 1.0, self.theorem_b)
-        C = gram + symmetric_noise(d, s2, rngs[0])
-        b.spend(self.eps_[1], self.delta_[1], "V': Gaussian release of X^T X")
-        V = top_eigvecs(C, k2)
-        sig1 = lambda k: theorem_a_sigma(self.eps_[0], self.delta_[0], 2.0, int(k), method=self.theorem_a)
-        if self.k1 == 'auto':
-            grid = self.k1_grid if self.k1_grid is not None else sorted({max(k2 + 2, int(m * d)) for m in (1, 2, 5, 10, 20)})
-            perp = float(np.trace(gram) - np.trace(V.T @ gram @ V))
-            k1, self.k1_probs_ = select_k1(max(perp, 0.0), n, grid, k2, [sig1(k) for k in grid], self.eps_[2], 1.0, rngs[1])
-            b.spend(self.eps_[2], 0.0, 'k1: exponential mechanism')
-        else: k1 = self.k1
-        R = gaussian_projection(d, k1, rngs[2])
-        s1 = sig1(k1)
-        b.spend(self.eps_[0], self.delta_[0], "P': Gaussian noise on XR (Theorem A)")
-        self.k1_, self.k2_, self.sigma1_, self.sigma2_, self.budget_ = k1, k2, s1, s2, b
-        self.R_, self.V_, self.M_ = R, V, reconstruction_operator(V, R)
-        if self.fast:
-            G = V.T @ R
-            self.RM_ = R @ self.M_                                            # (d, d): X R M = X (R M)
-            self.L_ = s1 * np.linalg.cholesky(np.linalg.inv(G @ G.T)).T @ V.T    # (k2, d): noise rows W L ~ N(0, s1^2 V (GG^T)^-1 V^T)
-        return R, self.M_, s1
+# %% ../nbs/40_dprp.ipynb #e8670558
+@patch
+def _plan(self:DPRP, gram:np.ndarray, n:int, rngs, budget:Budget):
+    "From the exact Gram matrix: release C', V, choose k1, draw R, compute sigma_1 and M. Records the budget."
+    d = gram.shape[0]
+    k2 = self._dims(d)
+    s2 = theorem_b_sigma(self.eps_[1], self.delta_[1], 1.0, self.theorem_b)
+    C = gram + sym_from_upper(gaussian_noise(s2, d * (d + 1) // 2, rngs[0], self.sampler), d)
+    budget.spend(self.eps_[1], self.delta_[1], "V': Gaussian release of X^T X")
+    V = top_eigvecs(C, k2)
+    sig1 = lambda k: theorem_a_sigma(self.eps_[0], self.delta_[0], 2.0, int(k), method=self.theorem_a)
+    if self.k1 == 'auto':
+        grid = self.k1_grid if self.k1_grid is not None else sorted({max(k2 + 2, int(m * d)) for m in (1, 2, 5, 10, 20)})
+        perp = float(np.trace(gram) - np.trace(V.T @ gram @ V))
+        k1 = select_k1(max(perp, 0.0), n, grid, k2, [sig1(k) for k in grid], self.eps_[2], 1.0, rngs[1])
+        budget.spend(self.eps_[2], 0.0, 'k1: exponential mechanism')
+    else: k1 = self.k1
+    R = gaussian_projection(d, k1, rngs[2])
+    s1 = sig1(k1)
+    budget.spend(self.eps_[0], self.delta_[0], "P': Gaussian noise on XR (Theorem A)")
+    self.k1_, self.k2_, self.sigma1_, self.sigma2_, self.budget_ = k1, k2, s1, s2, budget
+    self.R_, self.V_, self.M_ = R, V, reconstruction_operator(V, R)
+    if self.fast:
+        G = V.T @ R
+        self.RM_ = R @ self.M_                                            # (d, d): X R M = X (R M)
+        self.L_ = np.linalg.cholesky(np.linalg.inv(G @ G.T)).T @ V.T        # (k2, d): noise rows s1 W L ~ N(0, s1^2 V (GG^T)^-1 V^T)
+    return R, self.M_, s1
 
-    def _release_rows(self, E, R, M, s1, rng):
-        "Released rows for one chunk E of encoded rows (Algorithm 1 lines 2, 3, 7; or the equivalent fast form)."
-        if self.fast: return E @ self.RM_ + rng.standard_normal((len(E), self.L_.shape[0])) @ self.L_
-        return (E @ R + s1 * rng.standard_normal((len(E), R.shape[1]))) @ M
+# %% ../nbs/40_dprp.ipynb #d7e7660d
+@patch
+def _release_rows(self:DPRP, E, R, M, s1, rng):
+    "Released rows for one chunk E of encoded rows (Algorithm 1 lines 2, 3, 7; or the equivalent fast form)."
+    if self.fast: return E @ self.RM_ + gaussian_noise(s1, (len(E), self.L_.shape[0]), rng, self.sampler) @ self.L_
+    return (E @ R + gaussian_noise(s1, (len(E), R.shape[1]), rng, self.sampler)) @ M
 
-    def _prepare(self, X, y):
-        "Validate data, fix classes, check constant columns; returns (features array, meta, y array)."
-        A, meta = as_matrix(X, 'X')
-        if A.shape[0] < 2: raise ValueError(f"X needs at least 2 rows, got {A.shape[0]}")
-        if not self.allow_constant:
-            const = np.flatnonzero(np.ptp(A, axis=0) == 0)
-            if len(const):
-                names = [meta.columns[j] for j in const] if meta.kind == 'dataframe' else const.tolist()
-                raise ValueError(f"X has constant columns {names[:5]}; drop them or pass allow_constant=True")
-        yy = None
-        if y is not None:
-            yy = np.asarray(y)
-            if yy.ndim != 1 or len(yy) != len(A): raise ValueError(f"y must be 1-D with {len(A)} entries, got shape {yy.shape}")
-            if pd.isna(yy).any(): raise ValueError("y contains missing values")
-            self._pre.classes = np.unique(yy) if self.classes is None else np.sort(np.asarray(self.classes))
-        else: self._pre.classes = None
-        self._pre.w = 1 / np.sqrt(2) if self._pre.classes is not None else 1.0
-        return A, meta, yy
+# %% ../nbs/40_dprp.ipynb #3f1b82e0
+@patch
+def _prepare(self:DPRP, X, y):
+    "Validate data and labels against public inputs; returns (features array, meta, y array or None)."
+    A, meta = as_matrix(X, 'X')
+    if A.shape[0] < 2: raise ValueError(f"X needs at least 2 rows, got {A.shape[0]}")
+    yy = None
+    if y is not None:
+        if self.classes_ is None: raise ValueError(CLASSES_MESSAGE)
+        if isinstance(y, pd.DataFrame): raise TypeError("y must be 1-D (array or Series), got a DataFrame")
+        yy = np.asarray(y)
+        if yy.ndim != 1 or len(yy) != len(A): raise ValueError(f"y must be 1-D with {len(A)} entries, got shape {yy.shape}")
+        if pd.isna(yy).any(): raise ValueError("y contains missing values (outside the declared classes)")
+    return A, meta, yy
 
-    def transform(self, X) -> np.ndarray | pd.DataFrame:
-        "Map real feature rows (e.g. a test set) into the units of the release (identity in effect for 'bounds')."
-        A, meta = as_matrix(X, 'X')
-        F = self._pre.unscale(self._pre.features(A))
-        return pd.DataFrame(F, columns=meta.columns, index=meta.index) if meta.kind == 'dataframe' else F
+@patch
+def _preprocessor(self:DPRP, A, labelled:bool, rng, budget:Budget) -> Preprocessor:
+    "The row-wise map; with bounds='private' the bounds are released first (bounds_share of epsilon) and kept in `bounds_`."
+    classes = self.classes_ if labelled else None
+    if isinstance(self.bounds, str):
+        lo, hi = private_bounds(A, self.eps_bounds_, self.bounds_tail, rng=rng)
+        budget.spend(self.eps_bounds_, 0.0, f"bounds: 2d = {2 * A.shape[1]} private quantiles (exponential mechanism)")
+        self.bounds_ = (lo, hi)
+        return Preprocessor('bounds', (lo, hi), self.clip_norm, classes)
+    return Preprocessor(self.preprocess, self.bounds, self.clip_norm, classes)
 
-    def fit_release(self, X, y=None):
-        """Release a private version of `X` (and `y`): same shape, same columns (DataFrame in, DataFrame out).
-        Returns `X'`, or `(X', y')` when `y` is given."""
-        A, meta, yy = self._prepare(X, y)
-        E = self._pre.encode(A, yy)
-        rngs = as_rng(self.rng).spawn(4)
-        if self.chunk_size is None:
-            R, M, s1 = self._plan(E.T @ E, len(E), rngs)                 # lines 4-6 (+ k1, R)
-            Z = self._release_rows(E, R, M, s1, rngs[3])                  # lines 2, 3, 7
-        else:
-            Z = np.vstack(list(self._stream(lambda: (E[i:i + self.chunk_size] for i in range(0, len(E), self.chunk_size)),
-                                            E.shape[1], rngs)))
-        return self._output(Z, A.shape[1], meta, y)
+# %% ../nbs/40_dprp.ipynb #ef15a6f7
+@patch
+def fit_release(self:DPRP, X, y=None):
+    """Release a private version of `X` (and `y`, which needs the public `classes=`): same shape, same columns
+    (DataFrame in, DataFrame out). Returns `X'`, or `(X', y')` when `y` is given."""
+    self._validate()
+    A, meta, yy = self._prepare(X, y)
+    rngs = as_rng(self.rng).spawn(5)
+    budget = Budget(self.epsilon, self.delta, name='DPRP')
+    self._pre = self._preprocessor(A, yy is not None, rngs[4], budget)
+    E = self._pre.encode(A, yy)
+    self.n_features_in_ = A.shape[1]
+    if self.chunk_size is None:
+        R, M, s1 = self._plan(E.T @ E, len(E), rngs, budget)              # lines 4-6 (+ k1, R)
+        Z = self._release_rows(E, R, M, s1, rngs[3])                       # lines 2, 3, 7
+    else:
+        parts = [E[i:i + self.chunk_size] for i in range(0, len(E), self.chunk_size)]
+        G = sum(P.T @ P for P in parts)
+        R, M, s1 = self._plan(G, len(E), rngs, budget)
+        Z = np.vstack([self._release_rows(P, R, M, s1, rngs[3]) for P in parts])
+    return self._output(Z, A.shape[1], meta, y)
 
-    def _stream(self, chunks, d_enc:int, rngs):
-        "Two passes over row chunks of encoded rows: pass 1 accumulates X^T X, pass 2 yields released chunks."
-        G, n = np.zeros((d_enc, d_enc)), 0
-        for E in chunks():
-            G += E.T @ E; n += len(E)
-        R, M, s1 = self._plan(G, n, rngs)
-        for E in chunks():
-            yield self._release_rows(E, R, M, s1, rngs[3])
+@patch
+def _output(self:DPRP, Z, d:int, meta, y):
+    "Decode released rows into the caller's format (DataFrame/Series in, DataFrame/Series out)."
+    F, yl = self._pre.decode(Z, d)
+    Xo = pd.DataFrame(F, columns=meta.columns, index=meta.index) if meta.kind == 'dataframe' else F
+    if y is None: return Xo
+    yo = pd.Series(yl, index=getattr(y, 'index', None), name=getattr(y, 'name', None)) if isinstance(y, pd.Series) else yl
+    return Xo, yo
 
-    def _output(self, Z, d:int, meta, y):
-        F, yl = self._pre.decode(Z, d)
-        Xo = pd.DataFrame(F, columns=meta.columns, index=meta.index) if meta.kind == 'dataframe' else F
-        if y is None: return Xo
-        yo = pd.Series(yl, index=getattr(y, 'index', None), name=getattr(y, 'name', None)) if isinstance(y, pd.Series) else yl
-        return Xo, yo
+# %% ../nbs/40_dprp.ipynb #36344706
+@patch
+def transform(self:DPRP, X) -> np.ndarray | pd.DataFrame:
+    "Map real feature rows (e.g. a test set) into the units of the release (identity in effect for 'bounds'). Uses public constants or released bounds only."
+    A, meta = as_matrix(X, 'X')
+    if isinstance(self.bounds, str):
+        if not hasattr(self, 'bounds_'): raise ValueError("transform with bounds='private' needs the released bounds: call fit_release first")
+        pre = Preprocessor('bounds', self.bounds_, self.clip_norm)
+    else: pre = Preprocessor(self.preprocess, self.bounds, self.clip_norm)
+    F = pre.unscale(pre.features(A))
+    return pd.DataFrame(F, columns=meta.columns, index=meta.index) if meta.kind == 'dataframe' else F
 
-    def release_chunks(self, chunks, # callable returning a fresh iterator of (X_chunk, y_chunk or None) pairs
-                       ):
-        """Row-chunked release for data that does not fit in memory: `chunks()` is called twice (two passes).
-        Yields `(X'_chunk, y'_chunk)`; memory O(chunk k1 + d^2 + d k1). Labels need public `classes`.
-        Constant columns are not checked in this path."""
-        first = True
-        def enc():
-            nonlocal first
-            for Xc, yc in chunks():
-                A, _ = as_matrix(Xc, 'X chunk')
-                if first and yc is not None and self.classes is None:
-                    raise ValueError("release_chunks with labels needs the public list classes=...")
-                yield self._pre.encode(A, None if yc is None else np.asarray(yc))
-            first = False
-        self._pre.classes = None if self.classes is None else np.sort(np.asarray(self.classes))
-        self._pre.w = 1 / np.sqrt(2) if self._pre.classes is not None else 1.0
-        Xc0, _ = next(iter(chunks()))
-        d = np.asarray(Xc0).shape[1]
-        d_enc = d + (0 if self._pre.classes is None else len(self._pre.classes))
-        for Z in self._stream(enc, d_enc, as_rng(self.rng).spawn(4)):
-            yield self._pre.decode(Z, d)
+# %% ../nbs/40_dprp.ipynb #dc5a192b
+def _two_pass_source(chunks):
+    "A callable giving a fresh iterable of chunk pairs each time; refuses one-shot iterators."
+    if callable(chunks): return chunks
+    try: it = iter(chunks)
+    except TypeError: raise TypeError("chunks must be a callable returning a fresh iterable of (X_chunk, y_chunk) pairs, "
+                                      f"or a re-iterable such as a list; got {type(chunks).__name__}") from None
+    if it is chunks:
+        raise TypeError("chunks is a one-shot iterator (e.g. a generator): release_chunks reads the rows twice; pass a callable "
+                        "returning a fresh iterator, e.g. lambda: ((X[i:i+m], y[i:i+m]) for i in range(0, n, m)), or a list")
+    return lambda: chunks
+
+def _check_chunk(item, i:int, d, labelled):
+    "Validate one (X_chunk, y_chunk) pair; returns (array, labels or None)."
+    if not (isinstance(item, (tuple, list)) and len(item) == 2):
+        raise TypeError(f"chunk {i}: each item must be a pair (X_chunk, y_chunk or None), got {type(item).__name__}")
+    Xc, yc = item
+    A, _ = as_matrix(Xc, f'X chunk {i}')
+    if d is not None and A.shape[1] != d: raise ValueError(f"chunk {i} has {A.shape[1]} columns, the first chunk had {d}")
+    if labelled is not None and (yc is not None) != labelled:
+        raise ValueError(f"chunk {i}: labels must be given in every chunk or in none")
+    yy = None
+    if yc is not None:
+        yy = np.asarray(yc)
+        if yy.ndim != 1 or len(yy) != len(A): raise ValueError(f"chunk {i}: y must be 1-D with {len(A)} entries, got shape {yy.shape}")
+        if pd.isna(yy).any(): raise ValueError(f"chunk {i}: y contains missing values (outside the declared classes)")
+    return A, yy
+
+@patch
+def release_chunks(self:DPRP, chunks, # callable returning a fresh iterable of (X_chunk, y_chunk or None) pairs, or a list of pairs
+                  ):
+    """Row-chunked release: pass 1 (now) accumulates $X^\\top X$ and plans; returns a generator of `(X'_chunk, y'_chunk)` for pass 2.
+    Memory O(chunk k1 + d^2 + d k1). Labels need the public `classes`."""
+    self._validate()
+    if isinstance(self.bounds, str): raise ValueError("release_chunks needs public bounds=(lo, hi) (bounds='private' would need a third pass)")
+    source = _two_pass_source(chunks)
+    first = source()
+    if first is None: raise TypeError("chunks() returned None; it must return an iterable of (X_chunk, y_chunk) pairs")
+    gram, n, d, labelled, pre = None, 0, None, None, None
+    for i, item in enumerate(first):
+        A, yy = _check_chunk(item, i, d, labelled)
+        if pre is None:
+            d, labelled = A.shape[1], yy is not None
+            if labelled and self.classes_ is None: raise ValueError(CLASSES_MESSAGE)
+            pre = Preprocessor(self.preprocess, self.bounds, self.clip_norm, self.classes_ if labelled else None)
+        E = pre.encode(A, yy)
+        gram = E.T @ E if gram is None else gram + E.T @ E
+        n += len(E)
+    if n == 0: raise ValueError("chunks yielded no rows: pass a callable returning a fresh iterable of (X_chunk, y_chunk) pairs")
+    if n < 2: raise ValueError(f"X needs at least 2 rows, got {n}")
+    rngs = as_rng(self.rng).spawn(5)
+    self._pre, self.n_features_in_ = pre, d
+    again = source()                                                         # pass 2's iterable, checked now
+    if again is first and iter(again) is again:
+        raise ValueError("chunks() returned the same one-shot iterator twice; it must return a fresh iterator on every call")
+    R, M, s1 = self._plan(gram, n, rngs, Budget(self.epsilon, self.delta, name='DPRP'))
+    return self._second_pass(again, n, d, labelled, R, M, s1, rngs[3])
+
+@patch
+def _second_pass(self:DPRP, again, n, d, labelled, R, M, s1, rng):
+    "Pass 2 of release_chunks: a generator of released chunks; checks it sees the same rows as pass 1."
+    seen = 0
+    for i, item in enumerate(again):
+        A, yy = _check_chunk(item, i, d, labelled)
+        seen += len(A)
+        yield self._pre.decode(self._release_rows(self._pre.encode(A, yy), R, M, s1, rng), d)
+    if seen != n: raise ValueError(f"chunks() gave {n} rows on the first pass and {seen} on the second; it must give the same rows each time")
 
 # %% ../nbs/40_dprp.ipynb #9014e7eb
 def _configs(epsilons=(8, 6, 4, 2, 1), **fixed):
     return [dict(fixed, epsilon=float(e)) for e in epsilons]
 
-def _public_bounds(X:pd.DataFrame):
-    "Per-feature (lo, hi) treated as public domain bounds (see text)."
-    return X.min().to_numpy(float), X.max().to_numpy(float) + 1e-12
+def documented_classes(ds) -> list:
+    "The public label values of a data set, from its documentation (`label_names`, or [0, 1] for a documented binary task), never from `y`."
+    if getattr(ds, 'label_names', None): return sorted(ds.label_names)
+    if getattr(ds, 'task', None) == 'binary': return [0, 1]
+    raise ValueError(f"{getattr(ds, 'name', 'dataset')}: no documented label list; pass classes explicitly")
 
 def dprp_tstr(Xtr, ytr, Xte, yte, # one train/test split (DataFrames / Series)
               classes, # public label values
               epsilon:float, delta:float=1e-4, k1='auto', k2=0.6, split=(0.80, 0.15, 0.05),
               preprocess:str='row_l2', bounds=None, model='rf', rng=None) -> dict:
-    "One TSTR evaluation: release (Xtr, ytr) with DPRP, train `model` on the release, test on the real (Xte, yte)."
+    """One TSTR evaluation: release (Xtr, ytr) with DPRP, train `model` on the release, test on the real (Xte, yte).
+    `bounds` for preprocess='bounds': public (lo, hi) or 'private' (the default there). `rng`: a fixed integer seed is for tests and
+    teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    if preprocess == 'bounds' and bounds is None: bounds = 'private'
     from dpnotes.evaluate import tstr
     rng = as_rng(rng)
-    m = DPRP(epsilon, delta, k1=k1, k2=k2, split=split, preprocess=preprocess, bounds=bounds,
-             classes=classes, allow_constant=True, rng=rng)
+    m = DPRP(epsilon, delta, k1=k1, k2=k2, split=split, preprocess=preprocess, bounds=bounds, classes=classes, rng=rng)
     t0 = time.perf_counter()
     Xs, ys = m.fit_release(Xtr, ytr)
     secs = time.perf_counter() - t0
@@ -342,7 +521,7 @@ def gauss_competitors(p_frac:float=0.6, delta:float=1e-4) -> dict:
                                                       pca='analyze_gauss', delta=delta, rng=rng)}
 
 def competitor_tstr(factory, Xtr, ytr, Xte, yte, epsilon:float, model='rf', rng=None) -> dict:
-    "TSTR of a generative competitor: fit on (Xtr, ytr), sample as many rows, test on real data in the model's coordinates."
+    "TSTR of a generative competitor: fit on (Xtr, ytr), sample as many rows, test on real data in the model's coordinates (`rng` as in `dprp_tstr`)."
     from dpnotes.evaluate import tstr
     rng = as_rng(rng)
     m = factory(epsilon, Xtr.shape[1], rng).fit(Xtr, ytr)
@@ -363,7 +542,9 @@ def run_dprp_experiment(datasets, # names for `load_dataset`, or Dataset objects
                         competitors:dict|None=None, # name -> factory (see `gauss_competitors`), run at each config's epsilon
                         model='rf', test_size:float=0.2, rng=None, progress:bool|None=None, data_dir=None) -> pd.DataFrame:
     """For each dataset and run: one stratified split, then every config on that same split (paired design), plus the
-    no-privacy reference per pre-processing and the competitors. One row per (dataset, run, method, config)."""
+    no-privacy reference per pre-processing and the competitors. One row per (dataset, run, method, config).
+    Labels: the data set's documented label list (`documented_classes`); bounds for preprocess='bounds': private (charged to each release).
+    `rng`: a fixed integer seed is for tests and teaching (reproducible tables); a release should use fresh entropy (`rng=None`, the default)."""
     from dpnotes.data import load_dataset
     from dpnotes.evaluate import tstr, train_test_split_df
     import warnings
@@ -374,7 +555,7 @@ def run_dprp_experiment(datasets, # names for `load_dataset`, or Dataset objects
     with tqdm(total=len(dss) * n_runs * len(configs), disable=None if progress is None else not progress, desc='DPRP TSTR') as bar:
         for ds in dss:
             rng_ds = _dataset_rng(rng, ds.name)
-            classes, bounds = np.unique(ds.y), _public_bounds(ds.X)
+            classes = documented_classes(ds)
             for r in range(n_runs):
                 Xtr, Xte, ytr, yte = train_test_split_df(ds.X, ds.y, test_size=test_size, rng=rng_ds)
                 refs = {}
@@ -382,10 +563,10 @@ def run_dprp_experiment(datasets, # names for `load_dataset`, or Dataset objects
                     pre = cfg.get('preprocess', 'row_l2')
                     with warnings.catch_warnings():
                         warnings.simplefilter('ignore')
-                        row = dprp_tstr(Xtr, ytr, Xte, yte, classes, bounds=bounds if pre == 'bounds' else None,
-                                        model=model, rng=rng_ds, **cfg)
-                        if reference and pre not in refs:
-                            t = DPRP(1.0, k1=2, k2=1, preprocess=pre, bounds=bounds if pre == 'bounds' else None).transform
+                        row = dprp_tstr(Xtr, ytr, Xte, yte, classes, model=model, rng=rng_ds, **cfg)
+                        if reference and pre not in refs:      # not private: the real training rows, mapped with their own range
+                            b = (Xtr.min().to_numpy(float), Xtr.max().to_numpy(float) + 1e-12) if pre == 'bounds' else None
+                            t = DPRP(1.0, k1=2, k2=1, preprocess=pre, bounds=b).transform
                             refs[pre] = tstr(t(Xtr), ytr, t(Xte), yte, model=model, rng=rng_ds)
                         comp = [dict(method=name, **competitor_tstr(f, Xtr, ytr, Xte, yte, cfg['epsilon'], model, rng_ds))
                                 for name, f in competitors.items()]

@@ -1,5 +1,5 @@
-"""Abay et al., *Privacy Preserving Synthetic Data Release Using Deep Learning* (seed 001): split the data by label, train a small
-auto-encoder on each label group with DP-SGD, fit a Gaussian mixture to the latent codes with DP-EM, sample codes and decode them.
+"""Abay, Zhou, Kantarcioglu, Thuraisingham & Sweeney, *Privacy Preserving Synthetic Data Release Using Deep Learning*: split the data
+by label, train a small auto-encoder on each label group with DP-SGD, fit a Gaussian mixture to the latent codes with DP-EM, sample codes and decode them.
 
 Docs: https://dpnotes.github.io/dpnotes/dp_syn.html.md"""
 
@@ -14,6 +14,7 @@ __all__ = ['SUFF_STAT_SENSITIVITY', 'EPSILONS', 'DPSYN_EXPERIMENT_KW', 'sgd_even
 
 # %% ../nbs/50_dp_syn.ipynb #3b47649f
 import math, time, warnings, logging
+from functools import lru_cache
 import numpy as np
 import pandas as pd
 from scipy import special
@@ -22,8 +23,10 @@ from dp_accounting.rdp import rdp_privacy_accountant as _rdp
 from dp_accounting.pld import pld_privacy_accountant as _pld
 from tqdm.auto import tqdm
 import matplotlib.pyplot as plt
-from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, as_matrix, like_input,
-                             gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, Budget)
+from fastcore.basics import patch
+from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler, as_matrix, like_input,
+                             gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, gaussian_noise, Budget)
+from .dprp import check_classes, CLASSES_MESSAGE, private_bounds, documented_classes
 
 # %% ../nbs/50_dp_syn.ipynb #7e745486
 def sgd_event(sample_rate:float, noise_multiplier:float) -> dpa.DpEvent:
@@ -52,15 +55,19 @@ def accountant_epsilon(event:dpa.DpEvent, count:int, delta:float, accountant:str
         return float(acc.get_epsilon(delta))
 
 # %% ../nbs/50_dp_syn.ipynb #95cfb26a
+@lru_cache(maxsize=256)
 def _rdp_one_step(sample_rate, noise_multiplier):
+    "RDP curve of one step; cached (it depends on public numbers only)."
     with _quiet_absl():
         acc = _rdp.RdpAccountant(); acc.compose(sgd_event(sample_rate, noise_multiplier))
     return acc.orders, acc.rdp
 
+@lru_cache(maxsize=1024)
 def dpsgd_epsilon(sample_rate:float, noise_multiplier:float, steps:int, delta:float) -> float:
     "RDP-accountant ε of `steps` DP-SGD steps (Poisson rate `sample_rate`, noise multiplier `noise_multiplier`) at `delta`."
     return accountant_epsilon(sgd_event(sample_rate, noise_multiplier), steps, delta, 'rdp')
 
+@lru_cache(maxsize=1024)
 def dpsgd_steps(sample_rate:float, noise_multiplier:float, epsilon:float, delta:float, max_steps:int=10**6,
                 published:bool=False) -> int:
     "Number of DP-SGD steps the accountant allows within (`epsilon`, `delta`), capped at `max_steps`."
@@ -87,6 +94,7 @@ def dpsgd_steps(sample_rate:float, noise_multiplier:float, epsilon:float, delta:
         lo, hi = (mid, hi) if eps(mid) <= e else (lo, mid)
     return lo
 
+@lru_cache(maxsize=1024)
 def dpsgd_noise_multiplier(sample_rate:float, steps:int, epsilon:float, delta:float) -> float:
     "Smallest noise multiplier (to 0.1 %) for which `steps` DP-SGD steps stay within (`epsilon`, `delta`) on the RDP accountant."
     e, d, T = check_epsilon(epsilon), check_delta(delta, allow_zero=False), check_int(steps, 'steps')
@@ -114,7 +122,7 @@ def ae_layout(d:int, latent_dim:int, hidden:tuple=(32,)) -> list:
     return list(zip(sizes[:-1], sizes[1:], acts))
 
 def ae_init(layout:list, rng=None) -> np.ndarray:
-    "Flat parameter vector: Glorot-uniform weights, zero biases (data independent)."
+    "Flat parameter vector: Glorot-uniform weights, zero biases (data independent). `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."
     rng = as_rng(rng)
     parts = []
     for n_in, n_out, _ in layout:
@@ -165,24 +173,30 @@ def clip_rows(G:np.ndarray, clip:float) -> np.ndarray:
     return G * np.minimum(1.0, C / np.maximum(norms, 1e-300))
 
 def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float, clip:float, noise_multiplier:float,
-                     rng=None) -> np.ndarray:
-    "One DP-SGD release: Poisson-sample rows of X at `sample_rate`, sum clipped per-example gradients, add N(0, (σC)²)."
+                     rng=None, sampler:str='numpy') -> np.ndarray:
+    """One DP-SGD release: Poisson-sample rows of X at `sample_rate`, sum clipped per-example gradients, add N(0, (σC)²)
+    (drawn by `sampler`). `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     rng = as_rng(rng)
     mask = rng.random(X.shape[0]) < sample_rate
     total = np.zeros_like(w)
     if mask.any(): total += clip_rows(per_example_grads(w, layout, X[mask]), clip).sum(axis=0)
-    return total + rng.normal(0.0, noise_multiplier * clip, size=w.shape)
+    return total + gaussian_noise(noise_multiplier * clip, w.shape, rng, sampler)
 
 # %% ../nbs/50_dp_syn.ipynb #f3102ded
 def train_dp_autoencoder(X:np.ndarray, epsilon:float, delta:float, latent_dim:int=4, hidden:tuple=(32,),
                          clip:float=1.0, noise_multiplier=2.0, sample_rate:float=None, batch_size:int=32,
                          n_public:float=None, lr:float=0.01, max_steps:int=2000, optimizer:str='adam',
-                         accountant_delta:float=None, rng=None, progress:bool=None) -> dict:
-    "DP-SGD on the auto-encoder for rows of X in [0,1]; returns dict(w, layout, steps, epsilon_spent, losses)."
+                         accountant_delta:float=None, rng=None, progress:bool=None, sampler:str='numpy',
+                         diagnostics:bool=False) -> dict:
+    """DP-SGD on the auto-encoder for rows of X in [0,1] (X may have no rows); returns dict(w, layout, steps, epsilon_spent, ...).
+    `diagnostics=True` adds `losses`, the training loss on the **private** rows: not private, for teaching only (never released by `DPSyn`).
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     rng = as_rng(rng)
-    X, _ = as_matrix(X, 'X')
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2: raise ValueError(f"X must be 2-D, got shape {X.shape}")
     n, d = X.shape
-    if X.min() < 0 or X.max() > 1: raise ValueError("X must be scaled to [0, 1] before training (DPSyn.fit does this)")
+    if n and not (np.all(np.isfinite(X)) and X.min() >= 0 and X.max() <= 1):
+        raise ValueError("X must be scaled to [0, 1] before training (DPSyn.fit does this)")
     e, dl = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
     L_n = float(n if n_public is None else check_positive(n_public, 'n_public'))
     q = min(1.0, check_int(batch_size, 'batch_size') / L_n) if sample_rate is None else float(sample_rate)
@@ -198,15 +212,17 @@ def train_dp_autoencoder(X:np.ndarray, epsilon:float, delta:float, latent_dim:in
     expected = q * L_n                                     # public normaliser: expected batch size
     losses = []
     for t in tqdm(range(1, steps + 1), disable=(not progress) if progress is not None else None, leave=False, desc='DP-SGD'):
-        g = dp_sgd_noisy_sum(w, layout, X, q, clip, noise_multiplier, rng) / expected
+        g = dp_sgd_noisy_sum(w, layout, X, q, clip, noise_multiplier, rng, sampler) / expected
         if optimizer == 'adam':
             m = b1 * m + (1 - b1) * g; v = b2 * v + (1 - b2) * g * g
             w = w - lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + 1e-8)
         elif optimizer == 'sgd': w = w - lr * g
         else: raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
-        if t % max(1, steps // 20) == 0: losses.append((t, float(ae_loss(w, layout, X).mean())))   # diagnostics only, not released
-    return dict(w=w, layout=layout, steps=steps, sample_rate=q, noise_multiplier=float(noise_multiplier),
-                epsilon_spent=dpsgd_epsilon(q, noise_multiplier, steps, dl), delta=dl, losses=losses)
+        if diagnostics and n and t % max(1, steps // 20) == 0: losses.append((t, float(ae_loss(w, layout, X).mean())))   # NOT private
+    out = dict(w=w, layout=layout, steps=steps, sample_rate=q, noise_multiplier=float(noise_multiplier),
+               epsilon_spent=dpsgd_epsilon(q, noise_multiplier, steps, dl), delta=dl)
+    if diagnostics: out['losses'] = losses
+    return out
 
 def ae_encode(model:dict, X:np.ndarray) -> np.ndarray:
     "Latent codes in [-1, 1]^{d'} (output of the encoder's tanh layer)."
@@ -270,35 +286,50 @@ def _m_step(stats, K, k, var_floor, n_min=1.0):
     return weights / weights.sum(), means, covs
 
 def gmm_init(n_components:int, dim:int, rng=None) -> tuple:
-    "Data-independent starting mixture in the unit ball: equal weights, random means, covariance 0.02·I/dim."
+    "Data-independent starting mixture in the unit ball: equal weights, random means, covariance 0.02·I/dim (`rng` as in `dp_em_gmm`)."
     rng = as_rng(rng)
     means = rng.normal(0, 0.5 / math.sqrt(dim), size=(n_components, dim))
     return np.full(n_components, 1.0 / n_components), means, np.array([np.eye(dim) * 0.02 / dim] * n_components)
 
+@lru_cache(maxsize=256)
+def _em_epsilon(z_mult:float, iters:int, delta:float) -> float:
+    "PLD epsilon of `iters` Gaussian steps (public numbers only; cached)."
+    return accountant_epsilon(dpa.GaussianDpEvent(z_mult), iters, delta, 'pld')
+
+@lru_cache(maxsize=256)
+def _em_epsilon_rdp(z_mult:float, iters:int, delta:float) -> float:
+    "RDP epsilon of `iters` Gaussian steps (an upper bound; public numbers only; cached)."
+    return accountant_epsilon(dpa.GaussianDpEvent(z_mult), iters, delta, 'rdp')
+
+@lru_cache(maxsize=256)
+def _em_multiplier(epsilon:float, delta:float, iters:int) -> float:
+    "sqrt(T) times the analytic Gaussian multiplier for (epsilon, delta): T steps compose to exactly one such mechanism (GDP)."
+    return math.sqrt(iters) * gaussian_sigma_analytic(1.0, epsilon, delta)
+
 def dp_em_gmm(Z:np.ndarray, epsilon:float, delta:float, n_components:int=3, em_iters:int=10, var_floor:float=1e-4,
-              rng=None, noise_multiplier:float=None) -> dict:
-    "DP-EM: Gaussian mixture on codes Z (rows in the unit ball) from noisy sufficient statistics; (ε, δ)-DP under add/remove."
+              rng=None, noise_multiplier:float=None, sampler:str='numpy') -> dict:
+    """DP-EM: Gaussian mixture on codes Z (rows in the unit ball; possibly none) from noisy sufficient statistics; (ε, δ)-DP under
+    add/remove. `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     rng = as_rng(rng)
-    Z, _ = as_matrix(Z, 'Z')
+    Z = np.asarray(Z, dtype=float)
+    if Z.ndim != 2 or not np.all(np.isfinite(Z)): raise ValueError(f"Z must be a finite 2-D array, got shape {Z.shape}")
     e, dl = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
     K, T = check_int(n_components, 'n_components'), check_int(em_iters, 'em_iters')
     n, k = Z.shape
-    z_mult = math.sqrt(T) * gaussian_sigma_analytic(1.0, e, dl) if noise_multiplier is None else float(noise_multiplier)
+    z_mult = _em_multiplier(e, dl, T) if noise_multiplier is None else float(noise_multiplier)
     s = z_mult * SUFF_STAT_SENSITIVITY
     weights, means, covs = gmm_init(K, k, rng)
-    acc = _rdp.RdpAccountant()                                         # RDP per step (fast); PLD for the final, tight value
-    for _ in range(T):
+    for _ in range(T):                                                 # T identical Gaussian steps, accounted below
         stats = gmm_suff_stats(Z, weights, means, covs)
-        noisy = stats + rng.normal(0, s, size=stats.shape)
-        acc.compose(dpa.GaussianDpEvent(z_mult))                       # every iteration accounted
+        noisy = stats + gaussian_noise(s, stats.shape, rng, sampler)
         weights, means, covs = _m_step(noisy, K, k, var_floor, n_min=3 * s)
     n_hat = float(noisy[:K].sum())                                     # noisy group size: post-processing
-    eps_pld = accountant_epsilon(dpa.GaussianDpEvent(z_mult), T, dl, 'pld')
+    eps_pld = _em_epsilon(float(z_mult), T, dl)
     return dict(weights=weights, means=means, covs=covs, noise_multiplier=z_mult, iters=T, n_hat=n_hat,
-                epsilon_spent=eps_pld, epsilon_rdp=float(acc.get_epsilon(dl)), delta=dl)
+                epsilon_spent=eps_pld, epsilon_rdp=_em_epsilon_rdp(float(z_mult), T, dl), delta=dl)
 
 def gmm_sample(gmm:dict, n:int, rng=None) -> np.ndarray:
-    "n draws from the fitted mixture."
+    "n draws from the fitted mixture (post-processing; `rng` as in `dp_em_gmm`)."
     rng = as_rng(rng)
     comp = rng.choice(len(gmm['weights']), size=n, p=gmm['weights'])
     out = np.empty((n, gmm['means'].shape[1]))
@@ -307,120 +338,199 @@ def gmm_sample(gmm:dict, n:int, rng=None) -> np.ndarray:
         if idx.size: out[idx] = rng.multivariate_normal(gmm['means'][j], gmm['covs'][j], size=idx.size)
     return out
 
-# %% ../nbs/50_dp_syn.ipynb #737503b1
+# %% ../nbs/50_dp_syn.ipynb #d28caf3b
 class DPSyn:
-    "DP-SYN synthetic data: per label, a DP-SGD auto-encoder plus DP-EM Gaussian mixture on its latent codes."
+    """DP-SYN synthetic data: per label, a DP-SGD auto-encoder plus DP-EM Gaussian mixture on its latent codes.
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    released_attributes = ('noisy_counts_', 'class_weights_', 'groups_', 'lo_', 'hi_', 'budget_')
+    public_attributes = ('classes_', 'n_features_in_', 'columns_', 'y_name_', 'bounds_source_', 'class_sizes_')
     def __init__(self, epsilon:float=1.0, delta:float=1e-5, count_share:float=0.1, latent_dim:int=4, hidden:tuple=(16,),
                  clip:float=0.1, noise_multiplier='auto', batch_size:int=64, lr:float=0.01, max_steps:int=300,
-                 optimizer:str='adam', n_components:int=3, em_iters:int=10, bounds=None, published:bool=False,
-                 rng=None, progress:bool=None):
+                 optimizer:str='adam', n_components:int=3, em_iters:int=10,
+                 bounds='private', # public (lo, hi) per feature, or 'private' (estimated with bounds_share of epsilon); None = 'private'
+                 published:bool=False, # the paper's exact group sizes (same as class_sizes='public')
+                 rng=None, # None (fresh entropy, for releases) or a seed / Generator (tests, teaching)
+                 progress:bool=None,
+                 classes=None, # public list of label values (required)
+                 class_sizes:str='private', # 'private' (noisy counts, charged) or 'public' (exact counts: NOT covered by the guarantee)
+                 bounds_share:float=0.1, # share of epsilon for bounds='private'
+                 bounds_tail:float=0.02, # quantile of the private lower bound (upper: 1 - bounds_tail)
+                 sampler:str='numpy', # noise sampler for every Gaussian draw (counts, DP-SGD, DP-EM)
+                ):
         self.epsilon, self.delta, self.count_share, self.latent_dim, self.hidden = epsilon, delta, count_share, latent_dim, hidden
         self.clip, self.noise_multiplier, self.batch_size, self.lr, self.max_steps = clip, noise_multiplier, batch_size, lr, max_steps
         self.optimizer, self.n_components, self.em_iters, self.bounds = optimizer, n_components, em_iters, bounds
         self.published, self.rng, self.progress = published, rng, progress
+        self.classes, self.class_sizes, self.bounds_share, self.bounds_tail, self.sampler = classes, class_sizes, bounds_share, bounds_tail, sampler
+        self._validate()
 
-    def _validate(self):
-        "All parameter checks in one place; returns the checked values."
-        p = dict(epsilon=check_epsilon(self.epsilon), delta=check_delta(self.delta, allow_zero=False))
-        rho = 0.0 if self.published else float(self.count_share)
-        if not 0 <= rho < 1: raise ValueError(f"count_share must be in [0, 1), got {self.count_share}")
-        p['rho'] = rho
-        p['latent_dim'] = check_int(self.latent_dim, 'latent_dim')
-        p['hidden'] = tuple(check_int(h, 'hidden') for h in self.hidden)
-        p['clip'] = check_positive(self.clip, 'clip')
-        p['noise_multiplier'] = 'auto' if self.noise_multiplier == 'auto' else check_positive(self.noise_multiplier, 'noise_multiplier')
-        p['batch_size'] = check_int(self.batch_size, 'batch_size'); p['lr'] = check_positive(self.lr, 'lr')
-        p['max_steps'] = check_int(self.max_steps, 'max_steps'); p['n_components'] = check_int(self.n_components, 'n_components')
-        p['em_iters'] = check_int(self.em_iters, 'em_iters')
-        if self.optimizer not in ('adam', 'sgd'): raise ValueError(f"optimizer must be 'adam' or 'sgd', got {self.optimizer!r}")
-        return p
+# %% ../nbs/50_dp_syn.ipynb #0dbd5524
+@patch
+def _validate(self:DPSyn) -> dict:
+    "All parameter checks in one place; returns the checked values."
+    p = dict(epsilon=check_epsilon(self.epsilon), delta=check_delta(self.delta, allow_zero=False))
+    if self.class_sizes not in ('private', 'public'): raise ValueError(f"class_sizes must be 'private' or 'public', got {self.class_sizes!r}")
+    if not isinstance(self.published, (bool, np.bool_)): raise TypeError(f"published must be a bool, got {self.published!r}")
+    public_sizes = bool(self.published) or self.class_sizes == 'public'
+    rho = 0.0 if public_sizes else float(self.count_share)
+    if not 0 <= float(self.count_share) < 1: raise ValueError(f"count_share must be in [0, 1), got {self.count_share}")
+    if not public_sizes and rho == 0:
+        raise ValueError("count_share=0 would use the exact class sizes: say so with class_sizes='public' (not covered by the guarantee)")
+    p['rho'], p['public_sizes'] = rho, public_sizes
+    if self.bounds is None or isinstance(self.bounds, str):
+        if self.bounds not in (None, 'private'): raise ValueError(f"bounds must be (lo, hi) or 'private', got {self.bounds!r}")
+        beta = float(self.bounds_share)
+        if not 0 < beta < 1: raise ValueError(f"bounds_share must lie in (0, 1) with bounds='private', got {self.bounds_share}")
+        if not 0 < self.bounds_tail < 0.5: raise ValueError(f"bounds_tail must lie in (0, 0.5), got {self.bounds_tail}")
+        if rho + beta >= 1: raise ValueError(f"count_share + bounds_share must be < 1, got {rho} + {beta}")
+        p['beta'] = beta
+    else:
+        if len(self.bounds) != 2: raise ValueError("bounds must be a pair (lo, hi) of per-feature arrays or scalars, or 'private'")
+        lo, hi = (np.asarray(b, dtype=float) for b in self.bounds)
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))): raise ValueError("bounds must be finite")
+        if np.any(hi < lo): raise ValueError("bounds: every upper bound must be >= the lower bound")
+        p['beta'] = 0.0
+    if self.classes is not None: p['classes'] = check_classes(self.classes)
+    p['latent_dim'] = check_int(self.latent_dim, 'latent_dim')
+    p['hidden'] = tuple(check_int(h, 'hidden') for h in self.hidden)
+    p['clip'] = check_positive(self.clip, 'clip')
+    p['noise_multiplier'] = 'auto' if self.noise_multiplier == 'auto' else check_positive(self.noise_multiplier, 'noise_multiplier')
+    p['batch_size'] = check_int(self.batch_size, 'batch_size'); p['lr'] = check_positive(self.lr, 'lr')
+    p['max_steps'] = check_int(self.max_steps, 'max_steps'); p['n_components'] = check_int(self.n_components, 'n_components')
+    p['em_iters'] = check_int(self.em_iters, 'em_iters')
+    if self.optimizer not in ('adam', 'sgd'): raise ValueError(f"optimizer must be 'adam' or 'sgd', got {self.optimizer!r}")
+    check_sampler(self.sampler)
+    if not (self.rng is None or isinstance(self.rng, (np.random.Generator, np.random.SeedSequence))
+            or (isinstance(self.rng, (int, np.integer)) and not isinstance(self.rng, (bool, np.bool_)) and self.rng >= 0)):
+        raise TypeError(f"rng must be None (fresh entropy), a non-negative int seed, a SeedSequence or a numpy Generator, got {self.rng!r}")
+    return p
 
-    def fit(self, X, y):
-        "Fit on features X (numeric array/DataFrame, no NaN) and labels y; spends (epsilon, delta) in total."
-        p = self._validate()
-        rng = as_rng(self.rng)
-        A, meta = as_matrix(X, 'X')
-        if y is None: raise ValueError("y is required: DP-SYN partitions the data by label")
-        yy = np.asarray(y)
-        if yy.ndim != 1 or len(yy) != len(A): raise ValueError(f"y must be 1-D with one label per row of X ({len(A)}), got shape {yy.shape}")
-        if pd.isna(yy).any(): raise ValueError("y contains missing labels")
-        classes, counts = np.unique(yy, return_counts=True)
-        if np.any(counts < 2):
-            raise ValueError(f"every label needs at least 2 rows; label(s) {classes[counts < 2].tolist()} have fewer")
-        n, d = A.shape
-        if self.bounds is None:
-            lo, hi = A.min(axis=0), A.max(axis=0); self.bounds_from_data_ = True
-        else:
-            lo, hi = (np.broadcast_to(np.asarray(b, dtype=float), (d,)).copy() for b in self.bounds); self.bounds_from_data_ = False
-            if np.any(hi < lo): raise ValueError("bounds: every upper bound must be >= the lower bound")
-        hi = np.where(hi > lo, hi, lo + 1.0)
-        self.lo_, self.hi_ = lo, hi
-        S = np.clip((A - lo) / (hi - lo), 0.0, 1.0)
-        budget = Budget(p['epsilon'], p['delta'], name='DPSyn')
-        if p['rho'] > 0:
-            parts = budget.split({'counts': p['rho'], 'groups': 1 - p['rho']})
-            ec, dc = parts['counts'].remaining
-            sc = gaussian_sigma_analytic(1.0, ec, dc)
-            noisy = counts + rng.normal(0, sc, size=counts.shape)
-            parts['counts'].spend(ec, dc, label=f'label counts, Gaussian sigma={sc:.3g}')
-            group_budget = parts['groups']
-        else:
-            noisy = counts.astype(float); group_budget = budget
-        self.noisy_counts_ = noisy
-        self.groups_ = {}
-        kids = group_budget.parallel(len(classes))
-        for c, cnt_hat, kid in zip(tqdm(classes, disable=(not self.progress) if self.progress is not None else None,
-                                        leave=False, desc='labels'), noisy, kids):
-            rows = S[yy == c]
-            halves = kid.split({'auto': 0.5, 'em': 0.5})
-            eA, dA = halves['auto'].remaining; eH, dH = halves['em'].remaining
-            n_pub = max(float(cnt_hat), float(p['batch_size']), 2.0)
-            try:
-                model = train_dp_autoencoder(rows, eA, dA, latent_dim=p['latent_dim'], hidden=p['hidden'], clip=p['clip'],
-                                             noise_multiplier=p['noise_multiplier'], batch_size=p['batch_size'], n_public=n_pub,
-                                             lr=p['lr'], max_steps=p['max_steps'], optimizer=self.optimizer, rng=rng)
-            except ValueError as err:
-                raise ValueError(f"label {c!r}: epsilon_A={eA:.4g} (of epsilon={p['epsilon']}) — {err}") from None
-            halves['auto'].spend(model['epsilon_spent'], dA, label=f"label {c}: DP-SGD, {model['steps']} steps, q={model['sample_rate']:.3g}")
-            Z = ae_encode(model, rows) / math.sqrt(p['latent_dim'])
-            gmm = dp_em_gmm(Z, eH, dH, n_components=p['n_components'], em_iters=p['em_iters'], rng=rng)
-            halves['em'].spend(min(gmm['epsilon_spent'], eH), dH, label=f"label {c}: DP-EM, {gmm['iters']} iterations")
-            self.groups_[c] = dict(model=model, gmm=gmm)
-        self.classes_ = classes
-        w = np.maximum(noisy, 0.0)
-        self.class_weights_ = w / w.sum() if w.sum() > 0 else np.full(len(classes), 1 / len(classes))
-        self.budget_, self.columns_ = budget, (meta.columns if meta.kind == 'dataframe' else None)
-        self.y_name_ = y.name if isinstance(y, pd.Series) else None
-        self._rng_ = rng
-        return self
+# %% ../nbs/50_dp_syn.ipynb #3c67a153
+@patch
+def _inputs(self:DPSyn, X, y, p):
+    "Validate X, y against public inputs; returns (A, meta, labels, classes)."
+    A, meta = as_matrix(X, 'X')
+    if y is None: raise ValueError("y is required: DP-SYN partitions the data by label")
+    if 'classes' not in p: raise ValueError(CLASSES_MESSAGE)
+    if isinstance(y, pd.DataFrame): raise TypeError("y must be 1-D (array or Series), got a DataFrame")
+    yy = np.asarray(y)
+    if yy.ndim != 1 or len(yy) != len(A): raise ValueError(f"y must be 1-D with one label per row of X ({len(A)}), got shape {yy.shape}")
+    if pd.isna(yy).any(): raise ValueError("y contains missing labels (outside the declared classes)")
+    classes = p['classes']
+    if not np.all(np.isin(yy, classes)): raise ValueError("y contains labels outside the public list of classes (the declared label domain)")
+    return A, meta, yy, classes
 
-    def privacy_ledger(self) -> pd.DataFrame:
-        "Every charge of the fitted model, walking the budget tree (top level, counts, per-label parts)."
-        if not hasattr(self, 'budget_'): raise ValueError("this DPSyn is not fitted yet: call fit(X, y) first")
-        rows, todo = [], [self.budget_]
-        while todo:
-            b = todo.pop(0)
-            for lab, e, dl in b.ledger.itertuples(index=False): rows.append((b.name, lab, e, dl))
-            todo += b.children
-        return pd.DataFrame(rows, columns=['budget', 'label', 'epsilon', 'delta'])
+@patch
+def _scale(self:DPSyn, A, p, budget:Budget, rng):
+    "Bounds (public, or released with beta*epsilon) and the features scaled to [0, 1]."
+    d = A.shape[1]
+    if p['beta'] > 0:
+        eb = p['beta'] * p['epsilon']
+        lo, hi = private_bounds(A, eb, self.bounds_tail, rng=rng)
+        budget.spend(eb, 0.0, label=f'feature bounds: {2 * d} private quantiles (exponential mechanism)')
+        self.bounds_source_ = 'private'
+    else:
+        lo, hi = (np.broadcast_to(np.asarray(b, dtype=float), (d,)).copy() for b in self.bounds)
+        self.bounds_source_ = 'public'
+    hi = np.where(hi > lo, hi, lo + 1.0)
+    self.lo_, self.hi_ = lo, hi
+    return np.clip((A - lo) / (hi - lo), 0.0, 1.0)
 
-    def sample(self, n:int, rng=None):
-        "n synthetic rows and labels `(X, y)`; DataFrame/Series when fit on a DataFrame. Post-processing only."
-        if not hasattr(self, 'groups_'): raise ValueError("this DPSyn is not fitted yet: call fit(X, y) first")
-        n = check_int(n, 'n')
-        rng = self._rng_ if rng is None else as_rng(rng)
-        cnt = rng.multinomial(n, self.class_weights_)
-        Xs, ys = [], []
-        k = self.groups_[self.classes_[0]]['model']['layout'][len(self.groups_[self.classes_[0]]['model']['layout']) // 2 - 1][1]
-        for c, m in zip(self.classes_, cnt):
-            if m == 0: continue
-            g = self.groups_[c]
-            Z = np.clip(gmm_sample(g['gmm'], m, rng) * math.sqrt(k), -1, 1)
-            Xs.append(ae_decode(g['model'], Z) * (self.hi_ - self.lo_) + self.lo_); ys.append(np.full(m, c))
-        Xs, ys = np.concatenate(Xs), np.concatenate(ys)
-        perm = rng.permutation(n); Xs, ys = Xs[perm], ys[perm]
-        if self.columns_ is not None: return pd.DataFrame(Xs, columns=self.columns_), pd.Series(ys, name=self.y_name_)
-        return Xs, ys
+# %% ../nbs/50_dp_syn.ipynb #db8a277e
+@patch
+def _counts(self:DPSyn, yy, classes, p, budget:Budget, rng):
+    "Counts per public class: noisy (charged) or exact (class_sizes='public'). Returns (counts, budget left for the groups)."
+    counts = np.array([(yy == c).sum() for c in classes], dtype=float)
+    if p['public_sizes']:
+        self.class_sizes_ = 'public'
+        return counts, budget
+    ec, dc = p['rho'] * p['epsilon'], p['rho'] * p['delta']
+    sc = _em_multiplier(ec, dc, 1)                     # the analytic Gaussian sigma for Delta_2 = 1
+    noisy = counts + gaussian_noise(sc, counts.shape, rng, self.sampler)
+    budget.spend(ec, dc, label=f'label counts, Gaussian sigma={sc:.3g}')
+    self.class_sizes_ = 'private'
+    return noisy, budget
+
+# %% ../nbs/50_dp_syn.ipynb #a8f1911b
+@patch
+def _fit_group(self:DPSyn, rows, label, cnt_hat, kid:Budget, p, rng):
+    "DP-SGD auto-encoder + DP-EM for one label group; spends the group's budget `kid`."
+    halves = kid.split({'auto': 0.5, 'em': 0.5})
+    eA, dA = halves['auto'].remaining; eH, dH = halves['em'].remaining
+    n_pub = max(float(cnt_hat), float(p['batch_size']), 2.0)          # released (or public) size: sets q, never the raw count
+    try:
+        model = train_dp_autoencoder(rows, eA, dA, latent_dim=p['latent_dim'], hidden=p['hidden'], clip=p['clip'],
+                                     noise_multiplier=p['noise_multiplier'], batch_size=p['batch_size'], n_public=n_pub,
+                                     lr=p['lr'], max_steps=p['max_steps'], optimizer=self.optimizer, rng=rng, sampler=self.sampler)
+    except ValueError as err:
+        raise ValueError(f"label {label!r}: epsilon_A={eA:.4g} (of epsilon={p['epsilon']}) — {err}") from None
+    halves['auto'].spend(model['epsilon_spent'], dA, label=f"label {label}: DP-SGD, {model['steps']} steps, q={model['sample_rate']:.3g}")
+    Z = ae_encode(model, rows) / math.sqrt(p['latent_dim'])
+    gmm = dp_em_gmm(Z, eH, dH, n_components=p['n_components'], em_iters=p['em_iters'], rng=rng, sampler=self.sampler)
+    halves['em'].spend(min(gmm['epsilon_spent'], eH), dH, label=f"label {label}: DP-EM, {gmm['iters']} iterations")
+    return dict(model=model, gmm=gmm)
+
+# %% ../nbs/50_dp_syn.ipynb #758c5437
+@patch
+def fit(self:DPSyn, X, y):
+    "Fit on features X (numeric array/DataFrame, no NaN) and labels y in the public `classes`; spends (epsilon, delta) in total."
+    p = self._validate()
+    A, meta, yy, classes = self._inputs(X, y, p)
+    streams = as_rng(self.rng).spawn(3 + len(classes))
+    budget = Budget(p['epsilon'], p['delta'], name='DPSyn')
+    shares = {k: v for k, v in (('bounds', p['beta']), ('counts', p['rho'])) if v > 0}
+    delta_shares = {k: (0.0 if k == 'bounds' else v) for k, v in shares.items()}            # the bounds use no delta
+    parts = (budget.split({**shares, 'groups': 1 - sum(shares.values())}, {**delta_shares, 'groups': 1 - p['rho']})
+             if shares else {'groups': budget})
+    S = self._scale(A, p, parts.get('bounds'), streams[0])
+    noisy, _ = self._counts(yy, classes, p, parts.get('counts'), streams[1])
+    self.noisy_counts_ = noisy
+    self.groups_ = {}
+    kids = parts['groups'].parallel(len(classes))
+    bar = tqdm(classes, disable=(not self.progress) if self.progress is not None else None, leave=False, desc='labels')
+    for j, (c, cnt_hat, kid) in enumerate(zip(bar, noisy, kids)):
+        self.groups_[c] = self._fit_group(S[yy == c], c, cnt_hat, kid, p, streams[3 + j])
+    self.classes_, self.n_features_in_ = classes, A.shape[1]
+    w = np.maximum(noisy, 0.0)
+    self.class_weights_ = w / w.sum() if w.sum() > 0 else np.full(len(classes), 1 / len(classes))
+    self.budget_, self.columns_ = budget, (meta.columns if meta.kind == 'dataframe' else None)
+    self.y_name_ = y.name if isinstance(y, pd.Series) else None
+    self._rng_ = streams[2]
+    return self
+
+# %% ../nbs/50_dp_syn.ipynb #c0ebb2e4
+@patch
+def privacy_ledger(self:DPSyn) -> pd.DataFrame:
+    "Every charge of the fitted model, walking the budget tree (top level, bounds, counts, per-label parts)."
+    if not hasattr(self, 'budget_'): raise ValueError("this DPSyn is not fitted yet: call fit(X, y) first")
+    rows, todo = [], [self.budget_]
+    while todo:
+        b = todo.pop(0)
+        for lab, e, dl in b.ledger.itertuples(index=False): rows.append((b.name, lab, e, dl))
+        todo += b.children
+    return pd.DataFrame(rows, columns=['budget', 'label', 'epsilon', 'delta'])
+
+# %% ../nbs/50_dp_syn.ipynb #39608a1c
+@patch
+def sample(self:DPSyn, n:int, rng=None):
+    """n synthetic rows and labels `(X, y)`; DataFrame/Series when fit on a DataFrame. Post-processing only.
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`: the stream split off at `fit`)."""
+    if not hasattr(self, 'groups_'): raise ValueError("this DPSyn is not fitted yet: call fit(X, y) first")
+    n = check_int(n, 'n')
+    rng = self._rng_ if rng is None else as_rng(rng)
+    cnt = rng.multinomial(n, self.class_weights_)
+    Xs, ys = [], []
+    lay = self.groups_[self.classes_[0]]['model']['layout']
+    k = lay[len(lay) // 2 - 1][1]
+    for c, m in zip(self.classes_, cnt):
+        if m == 0: continue
+        g = self.groups_[c]
+        Z = np.clip(gmm_sample(g['gmm'], m, rng) * math.sqrt(k), -1, 1)
+        Xs.append(ae_decode(g['model'], Z) * (self.hi_ - self.lo_) + self.lo_); ys.append(np.full(m, c))
+    Xs, ys = np.concatenate(Xs), np.concatenate(ys)
+    perm = rng.permutation(n); Xs, ys = Xs[perm], ys[perm]
+    if self.columns_ is not None: return pd.DataFrame(Xs, columns=self.columns_), pd.Series(ys, name=self.y_name_)
+    return Xs, ys
 
 # %% ../nbs/50_dp_syn.ipynb #e4cbfd90
 from .evaluate import marginal_tvd, svm_misclassification, svm_agreement_rate
@@ -443,14 +553,16 @@ def _gauss_models():
 def dpsyn_experiment(name:str, epsilons=EPSILONS, n_repeats:int=1, methods=('DP-SYN', 'RON-Gauss', 'PCA-Gauss', 'non-private'),
                      max_rows:int=None, test_size:float=0.3, dpsyn_kw:dict=None, max_marginals:int=100, rng=None,
                      progress:bool=None, data=None) -> pd.DataFrame:
-    "Fig. 3–5 metrics for one data set: one row per (method, epsilon, repeat)."
+    """Fig. 3–5 metrics for one data set: one row per (method, epsilon, repeat). Labels: the data set's documented label list;
+    DP-SYN's feature bounds: estimated privately inside each fit (no data set documents its ranges).
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     from dpnotes.data import load_dataset
     rng = as_rng(rng)
     ds = load_dataset(name) if data is None else data
     X, y = ds.X.to_numpy(dtype=float), ds.y.to_numpy()
     if max_rows is not None and len(X) > max_rows:
         keep = rng.choice(len(X), size=max_rows, replace=False); X, y = X[keep], y[keep]
-    bounds = (X.min(axis=0), X.max(axis=0))
+    classes = documented_classes(ds)
     kw = {**DPSYN_EXPERIMENT_KW, **(dpsyn_kw or {})}
     gm = _gauss_models()
     p = max(1, math.ceil(X.shape[1] / 2))
@@ -468,7 +580,7 @@ def dpsyn_experiment(name:str, epsilons=EPSILONS, n_repeats:int=1, methods=('DP-
                 rec.update(svm_error=svm_misclassification(Xtr, ytr, Xte, yte, rng=seed))
             else:
                 if m == 'DP-SYN':
-                    model = DPSyn(epsilon=e, bounds=bounds, rng=seed, **kw).fit(Xtr, ytr)
+                    model = DPSyn(epsilon=e, classes=classes, rng=seed, **kw).fit(Xtr, ytr)
                     Rtr, Rte = Xtr, Xte
                 elif m in gm:
                     model = gm[m](p, e, seed).fit(Xtr, ytr)
