@@ -359,6 +359,10 @@ def execute_one(src: Path, dst: Path, cwd: Path, cell_timeout: int | None) -> in
     os.environ['IN_TEST'] = '1'
     PAGES.update(page_map(src.parent))
     nb = NBProcessor(src, procs=[populate_language, add_show_docs], rm_directives=False, process=True).nb
+    # nbdev's add_show_docs compares a @patch method's bare name ('fit') with the documented names ('GaussRelease.fit'),
+    # so it adds a second entry for every patched method that already has its own show_doc cell: drop those duplicates
+    explicit = {c.source.strip() for c in nb.cells if c.cell_type == 'code' and not getattr(c, 'has_sd', False)}
+    nb.cells = [c for c in nb.cells if not (getattr(c, 'has_sd', False) and c.source.strip() in explicit)]
     skip = _skip_cell(nb, skip_flags())
     shell = CaptureShell(cwd)
     shell.set_path(ROOT)

@@ -513,18 +513,19 @@ def dprp_tstr(Xtr, ytr, Xte, yte, # one train/test split (DataFrames / Series)
     return out
 
 def gauss_competitors(p_frac:float=0.6, delta:float=1e-4) -> dict:
-    "RON-Gauss and PCA-Gauss (with Analyze Gauss PCA) from `dpnotes.gauss`, as factories `(epsilon, d, rng) -> estimator`."
+    "RON-Gauss and PCA-Gauss (with Analyze Gauss PCA) from `dpnotes.gauss`, as factories `(epsilon, d, rng, classes) -> estimator`."
     from dpnotes.gauss import RONGauss, PCAGauss
     p = lambda d: max(1, int(round(p_frac * d)))
-    return {'RON-Gauss': lambda eps, d, rng: RONGauss(p=p(d), epsilon=eps, task='classification', output='original', rng=rng),
-            'PCA-Gauss': lambda eps, d, rng: PCAGauss(p=p(d), epsilon=eps, task='classification', output='original',
+    return {'RON-Gauss': lambda eps, d, rng, classes: RONGauss(p=p(d), epsilon=eps, task='classification', output='original',
+                                                             classes=classes, rng=rng),
+            'PCA-Gauss': lambda eps, d, rng, classes: PCAGauss(p=p(d), epsilon=eps, task='classification', output='original', classes=classes,
                                                       pca='analyze_gauss', delta=delta, rng=rng)}
 
-def competitor_tstr(factory, Xtr, ytr, Xte, yte, epsilon:float, model='rf', rng=None) -> dict:
+def competitor_tstr(factory, Xtr, ytr, Xte, yte, epsilon:float, model='rf', rng=None, classes=None) -> dict:
     "TSTR of a generative competitor: fit on (Xtr, ytr), sample as many rows, test on real data in the model's coordinates (`rng` as in `dprp_tstr`)."
     from dpnotes.evaluate import tstr
     rng = as_rng(rng)
-    m = factory(epsilon, Xtr.shape[1], rng).fit(Xtr, ytr)
+    m = factory(epsilon, Xtr.shape[1], rng, classes).fit(Xtr, ytr)
     Xs, ys = m.sample(len(Xtr), rng=rng)
     return dict(epsilon=epsilon, **tstr(Xs, ys, m.transform(Xte), yte, model=model, rng=rng))
 
@@ -568,7 +569,7 @@ def run_dprp_experiment(datasets, # names for `load_dataset`, or Dataset objects
                             b = (Xtr.min().to_numpy(float), Xtr.max().to_numpy(float) + 1e-12) if pre == 'bounds' else None
                             t = DPRP(1.0, k1=2, k2=1, preprocess=pre, bounds=b).transform
                             refs[pre] = tstr(t(Xtr), ytr, t(Xte), yte, model=model, rng=rng_ds)
-                        comp = [dict(method=name, **competitor_tstr(f, Xtr, ytr, Xte, yte, cfg['epsilon'], model, rng_ds))
+                        comp = [dict(method=name, **competitor_tstr(f, Xtr, ytr, Xte, yte, cfg['epsilon'], model, rng_ds, classes))
                                 for name, f in competitors.items()]
                     if reference: row.update(ref_accuracy=refs[pre]['accuracy'], ref_auprc=refs[pre]['auprc'])
                     rows.append(dict(dataset=ds.name, run=r, method='DPRP', **row))

@@ -547,8 +547,8 @@ def _split(X, y, test_size, seed):
 def _gauss_models():
     try: from dpnotes.gauss import RONGauss, PCAGauss
     except ImportError: return {}
-    return {'RON-Gauss': lambda p, e, r: RONGauss(p, epsilon=e, task='classification', output='original', rng=r),
-            'PCA-Gauss': lambda p, e, r: PCAGauss(p, epsilon=e, task='classification', output='original', pca='lap', rng=r)}
+    return {'RON-Gauss': lambda p, e, r, cl: RONGauss(p, epsilon=e, task='classification', output='original', classes=cl, rng=r),
+            'PCA-Gauss': lambda p, e, r, cl: PCAGauss(p, epsilon=e, task='classification', output='original', pca='lap', classes=cl, rng=r)}
 
 def dpsyn_experiment(name:str, epsilons=EPSILONS, n_repeats:int=1, methods=('DP-SYN', 'RON-Gauss', 'PCA-Gauss', 'non-private'),
                      max_rows:int=None, test_size:float=0.3, dpsyn_kw:dict=None, max_marginals:int=100, rng=None,
@@ -583,7 +583,7 @@ def dpsyn_experiment(name:str, epsilons=EPSILONS, n_repeats:int=1, methods=('DP-
                     model = DPSyn(epsilon=e, classes=classes, rng=seed, **kw).fit(Xtr, ytr)
                     Rtr, Rte = Xtr, Xte
                 elif m in gm:
-                    model = gm[m](p, e, seed).fit(Xtr, ytr)
+                    model = gm[m](p, e, seed, classes).fit(Xtr, ytr)
                     Rtr, Rte = model.transform(Xtr), model.transform(Xte)
                 else: raise ValueError(f"unknown method {m!r}")
                 S, ys = model.sample(len(Xtr))
