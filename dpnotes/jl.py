@@ -240,13 +240,15 @@ def jl_panel(k:int=20, d:int=30, epsilon:float=1.0, delta:float=1e-3, n_mc:int=1
     vals = np.linalg.norm(np.einsum('j,njk->nk', z, rng.standard_normal((n_mc, d, k)) / np.sqrt(k)), axis=1)
     lm, ex = jl_sensitivity_bound(k, delta), jl_sensitivity_bound(k, delta, method='exact')
     op = np.linalg.norm(gaussian_projection(d, k, rng), 2)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.2))
+    # 7 in wide with no text under 8 pt: readable at the site's column width (docs/README.md, figures)
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(6.8, 4.2), width_ratios=(1.5, 1), layout='constrained')
     a1.hist(vals, bins=40, density=True, alpha=0.6, label=r'$\|zR\|$, fresh $R$')
     for x_, lab, sty in [(lm, 'Laurent-Massart', '--'), (ex, r'exact $\chi^2$', '-'), (op, r'$\|R\|_{op}$ (known R)', ':')]:
         a1.axvline(x_, ls=sty, color='k', label=f'{lab}: {x_:.2f}')
-    a1.set_title(f'exceed rate {np.mean(vals > ex):.3f} vs delta {delta:g}'); a1.legend(fontsize=7)
+    a1.set_title(f'exceed rate {np.mean(vals > ex):.3f} vs delta {delta:g}', fontsize=10)
+    a1.legend(fontsize=8, ncol=2, loc='upper center', bbox_to_anchor=(0.5, -0.12))
     sig = [theorem_a_sigma(epsilon, delta, 1.0, k, method=m) if (m == 'exact' or delta < 0.5) else np.nan
            for m in THEOREM_A_METHODS]
-    a2.bar(THEOREM_A_METHODS, sig); a2.set_ylabel(r'$\sigma_1$ (Z = 1)'); a2.set_title(f'eps={epsilon:g}, k={k}')
-    plt.tight_layout()
+    a2.bar(THEOREM_A_METHODS, sig); a2.set_ylabel(r'$\sigma_1$ (Z = 1)'); a2.set_title(f'eps={epsilon:g}, k={k}', fontsize=10)
+    a2.tick_params(axis='x', labelsize=9)
     return fig
