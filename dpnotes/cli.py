@@ -22,7 +22,7 @@ from .data import draft_schema, read_table
 from .release import METHODS, as_schema, methods, release, wdbc_schema, _frame_of
 
 # %% auto #0
-__all__ = ['SHIPPED', 'app', 'BadInput', 'read_input', 'methods_cmd', 'schema_cmd', 'default_sampler', 'release_cmd',
+__all__ = ['SHIPPED', 'app', 'DEFAULT_SAMPLER', 'BadInput', 'read_input', 'methods_cmd', 'schema_cmd', 'release_cmd',
            'report_cmd', 'main']
 
 # %% ../nbs/61_cli.ipynb #3b7c6dbd
@@ -105,11 +105,9 @@ def _check_out(out: Path, source: str, suffixes):
     if not out.parent.exists(): raise BadInput(f"-o: folder {str(out.parent)!r} does not exist")
 
 # %% ../nbs/61_cli.ipynb #101b4f13
-def default_sampler(method: str) -> str:
-    "The sampler used when --sampler is not given: the float-safe one when it exists and the method takes it, else numpy."
-    # THE ONE PLACE TO SIMPLIFY: when SAMPLERS has 'safe' and every registered method takes sampler=, return 'safe'.
-    if 'safe' in _privacy.SAMPLERS and METHODS[method](sampler='safe')._supports_sampler(): return 'safe'
-    return 'numpy'
+# The command's noise sampler when --sampler is not given: the float-safe one (see `dpnotes.privacy`), which every
+# registered method draws through; 'numpy' is the fast textbook sampler, for teaching and benchmarks.
+DEFAULT_SAMPLER = 'safe'
 
 # %% ../nbs/61_cli.ipynb #a006beb1
 @app.command('release')
@@ -134,7 +132,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
     if delta is not None and not 0 < delta < 1: raise BadInput(f"--delta must lie in (0, 1), got {delta:g}")
     if seed is not None and seed < 0: raise BadInput(f"--seed must be >= 0, got {seed}")
     if rows is not None and rows < 1: raise BadInput(f"--rows must be >= 1, got {rows}")
-    s = default_sampler(method) if sampler is None else sampler
+    s = DEFAULT_SAMPLER if sampler is None else sampler
     if s not in _privacy.SAMPLERS: raise BadInput(f"--sampler: unknown sampler {s!r}; choose one of {', '.join(sorted(_privacy.SAMPLERS))}")
     _check_out(out, source, ('.csv',))
     _say(f"reading {source} …", err=True)

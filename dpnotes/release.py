@@ -20,7 +20,7 @@ import pandas as pd
 
 import dpnotes.data as _data
 from .data import Column, Dataset, Schema, draft_schema
-from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, laplace_noise
+from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace
 from .dprp import DPRP
 from .gauss import PCAGauss, RONGauss
 from .jl_release import jl_laplace_release, jl_laplace_scale
@@ -172,11 +172,6 @@ def default_delta(n: int) -> float:
     "δ = min(1e-5, 1/(10 n)): well below 1/n (n is public under replace-one neighbours)."
     return float(min(1e-5, 1.0 / (10 * check_int(n, 'n'))))
 
-def _accepts(f, name) -> bool:
-    "Whether callable/class `f` takes a keyword argument `name`."
-    try: return name in inspect.signature(f).parameters
-    except (TypeError, ValueError): return False
-
 class Method:
     "Base adapter: one release method behind one protocol (validate, encode through the public schema, fit, sample, ledger)."
     name = ''                      # registry name
@@ -201,13 +196,10 @@ def _method_validate(self):
     eps = check_epsilon(self.epsilon)
     if self.delta is not None: check_delta(self.delta, allow_zero=False)
     s = check_sampler(self.sampler)
-    if s != 'numpy' and not self._supports_sampler():
-        raise ValueError(f"sampler={s!r}: method {self.name!r} still draws its noise with numpy only; pass sampler='numpy'")
     self._check_params()
     return eps, s
 
 Method._validate = _method_validate
-Method._supports_sampler = lambda self: True
 Method._check_params = lambda self: None
 
 # %% ../nbs/60_release.ipynb #9b28128b
@@ -319,13 +311,10 @@ class DPRPRelease(Method):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.k1, self.k2, self.split = k1, k2, split
 
-    def _supports_sampler(self): return _accepts(DPRP, 'sampler')
-
     def _fit(self, E, y, eps, delta, sampler, rng):
         kw = dict(k1=self.k1, k2=self.k2, split=self.split, preprocess=self._preprocess, allow_constant=True,
-                  theorem_b=self._theorem_b, rng=rng, classes=None if y is None else list(range(len(self.classes_))))
+                  theorem_b=self._theorem_b, rng=rng, sampler=sampler, classes=None if y is None else list(range(len(self.classes_))))
         if self._preprocess == 'bounds': kw['bounds'] = (np.zeros(E.shape[1]), np.ones(E.shape[1]))
-        if sampler != 'numpy': kw['sampler'] = sampler
         m = DPRP(eps, delta, **kw)
         out = m.fit_release(E, y)
         self.rows_, self.labels_ = out if y is not None else (out, None)
@@ -349,7 +338,7 @@ class DPRPPaperRelease(DPRPRelease):
 class _GaussRelease(Method):
     "RON-/PCA-Gauss through the front door: the model on centred encoded rows, plus a private route back to original units."
     uses_delta = False
-    released_attributes = ('ledger_', 'model_', 'p_', 'norm_probs_', 'class_weights_')
+    released_attributes = ('ledger_', 'model_', 'p_', 'norm_probs_')
     _published, _prefix = False, 'z'
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
@@ -369,8 +358,6 @@ class _GaussRelease(Method):
             if not (isinstance(v, numbers.Real) and 0 < v < 0.5): raise ValueError(f"{nm} must lie in (0, 0.5), got {v!r}")
         check_int(self.norm_bins, 'norm_bins', minimum=2)
 
-    def _supports_sampler(self): return _accepts(self._cls, 'sampler')
-
     def _fit(self, E, y, eps, delta, sampler, rng):
         X = 2.0 * E - 1.0                                      # public centring: every coordinate in [-1, 1]
         m = X.shape[1]
@@ -378,34 +365,24 @@ class _GaussRelease(Method):
         if p > m: raise ValueError(f"p={p} exceeds the encoded width {m} of this schema")
         task = 'unsupervised' if y is None else 'classification'
         e_norm = 0.0 if self._published else self.norm_share * eps
-        own_counts = task == 'classification' and not self._published and not _accepts(self._cls, 'class_sizes')
-        e_count = self.count_share * eps if own_counts else 0.0
-        kw = dict(task=task, published=self._published, output='projected' if self._published else 'original', rng=rng)
-        if task == 'classification' and _accepts(self._cls, 'classes'): kw['classes'] = list(range(len(self.classes_)))
-        if task == 'classification' and _accepts(self._cls, 'class_sizes'):   # the mechanism protects class sizes itself
+        kw = dict(task=task, published=self._published, output='projected' if self._published else 'original', rng=rng,
+                  sampler=sampler)
+        if task == 'classification':                           # public classes; the mechanism protects class sizes itself
+            kw['classes'] = list(range(len(self.classes_)))
             kw['class_sizes'] = 'public' if self._published else 'private'
             if not self._published: kw['count_share'] = self.count_share
-        if sampler != 'numpy': kw['sampler'] = sampler
-        est = self._cls(p, eps - e_norm - e_count, **self._extra(), **kw).fit(X, y)
+        est = self._cls(p, eps - e_norm, **self._extra(), **kw).fit(X, y)
         names = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes', 'label_mean': 'label mean'}
         for step, e in est.budget_.items():
             if e > 0:
-                par = ' (per class, parallel over classes)' if task == 'classification' and step in ('mu', 'cov') else ''
+                par = ' (all classes jointly)' if task == 'classification' and step in ('mu', 'cov') else ''
                 self._charge(f'{self.system}: {names.get(step, step)}{par}', 'Laplace mechanism', e, 0.0)
-        self.class_weights_ = None
-        if own_counts:                                         # class sizes: a Laplace histogram (replace-one: L1 sensitivity 2)
-            K = len(self.classes_)
-            noisy = np.bincount(y, minlength=K) + laplace_noise(2.0 / e_count, K, rng, sampler)
-            w = np.maximum(noisy, 0.0)
-            self.class_weights_ = w / w.sum() if w.sum() > 0 else np.full(K, 1.0 / K)
-            est.class_counts_ = np.array([self.class_weights_[c] for c in est.classes_]) + 1e-12   # exact counts replaced
-            self._charge('class sizes', 'Laplace mechanism (histogram)', e_count, 0.0)
         self.norm_probs_ = None
         if e_norm > 0:                                         # row norms: a Laplace histogram on public bins
             r = np.linalg.norm(X, axis=1)
             B = self.norm_bins
             cnt = np.bincount(np.minimum((r / math.sqrt(m) * B).astype(int), B - 1), minlength=B)
-            h = np.maximum(cnt + laplace_noise(2.0 / e_norm, B, rng, sampler), 0.0)
+            h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
             self.norm_probs_ = h / h.sum() if h.sum() > 0 else np.full(B, 1.0 / B)
             self._charge('row norms (route back to units)', 'Laplace mechanism (histogram)', e_norm, 0.0)
         self.model_, self.p_ = est, p
@@ -467,14 +444,12 @@ class JLRelease(Method):
 
     def _check_params(self):
         if self.k is not None: check_int(self.k, 'k')
-    def _supports_sampler(self): return _accepts(jl_laplace_release, 'sampler')
 
     def _fit(self, E, y, eps, delta, sampler, rng):
         m = E.shape[1]
         k = self.k if self.k is not None else max(1, math.ceil(m / 2))
         X = (2.0 * E - 1.0) / (2.0 * math.sqrt(m))           # public scaling: every row in the ball of radius 1/2
-        kw = dict(variant='row', Z=1.0, published=self._published, enforce='clip', rng=rng)
-        if sampler != 'numpy': kw['sampler'] = sampler
+        kw = dict(variant='row', Z=1.0, published=self._published, enforce='clip', rng=rng, sampler=sampler)
         self.rows_ = np.asarray(jl_laplace_release(X, k, eps, None if self._published else delta, **kw))
         b = jl_laplace_scale(k, eps, None if self._published else delta, 'row', 1.0, self._published)
         self.k_, self.noise_var_ = k, 2 * b * b
@@ -508,15 +483,12 @@ class DPSynRelease(Method):
         self.max_steps, self.n_components, self.em_iters = max_steps, n_components, em_iters
 
     def _needs_labels(self): return True
-    def _supports_sampler(self): return _accepts(DPSyn, 'sampler')
 
     def _fit(self, E, y, eps, delta, sampler, rng):
         kw = dict(count_share=self.count_share, latent_dim=self.latent_dim, hidden=tuple(self.hidden), max_steps=self.max_steps,
                   n_components=self.n_components, em_iters=self.em_iters, bounds=(0.0, 1.0), published=self._published,
                   rng=rng, progress=False)
-        if _accepts(DPSyn, 'classes'): kw['classes'] = list(range(len(self.classes_)))
-        if _accepts(DPSyn, 'class_sizes'): kw['class_sizes'] = 'public' if self._published else 'private'
-        if sampler != 'numpy': kw['sampler'] = sampler
+        kw.update(classes=list(range(len(self.classes_))), class_sizes='public' if self._published else 'private', sampler=sampler)
         m = DPSyn(eps, delta, **kw).fit(E, y)
         for step, e, d in m.budget_.ledger.itertuples(index=False):
             if step == 'reserved for groups':
