@@ -418,23 +418,34 @@ def _on_grid(v:np.ndarray, g:float, K:np.ndarray) -> np.ndarray:
     out = [float((round(Fraction(float(x)) / G) + int(k)) * G) for x, k in zip(v.ravel(), K)]
     return np.array(out, dtype=float).reshape(v.shape)
 
-def add_laplace(value, scale:float, rng=None, sampler:str='numpy') -> np.ndarray:
+def add_laplace(value, scale:float, rng=None, sampler:str='numpy', sensitivity:float|None=None) -> np.ndarray:
     """`value` + i.i.d. Laplace(`scale`) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(scale)`
-    and the sum is exact (the caller's Δ₁ must include `value.size * safe_grid(scale)`; `laplace_mech` does it).
+    and the sum is exact. The rounding can move a neighbour's value by up to `value.size` grid steps more (in L1):
+    pass the `sensitivity` Δ₁ that `scale` was calibrated for and the scale is raised in proportion to cover it
+    (as `laplace_mech` does); without it the caller must have charged the rounding. The numpy sampler ignores it.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     b = check_positive(scale, 'scale')
     v = np.array(value, dtype=float, copy=True)
     if check_sampler(sampler) != 'safe': return v + laplace_noise(b, v.shape, rng, sampler)
+    if sensitivity is not None:
+        D = check_positive(sensitivity, 'sensitivity')
+        b = _grid_calibrated(lambda d: b * d / D, D, v.size, 'l1')
     g, t = _grid_units(b)
     return _on_grid(v, g, _discrete_laplace(t, v.size, as_rng(rng)))
 
-def add_gaussian(value, sigma:float, rng=None, sampler:str='numpy') -> np.ndarray:
+def add_gaussian(value, sigma:float, rng=None, sampler:str='numpy', sensitivity:float|None=None) -> np.ndarray:
     """`value` + i.i.d. N(0, `sigma`²) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(sigma)`
-    and the sum is exact (the caller's Δ₂ must include `sqrt(value.size) * safe_grid(sigma)`; `gaussian_mech` does it).
+    and the sum is exact. The rounding can move a neighbour's value by up to `sqrt(value.size)` grid steps more (in L2):
+    pass the `sensitivity` Δ₂ that `sigma` was calibrated for and σ is raised in proportion to cover it (every
+    calibration in dpnotes is linear in Δ₂); `gaussian_mech` also leaves room for the float acceptance step.
+    The numpy sampler ignores `sensitivity`.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     s = check_positive(sigma, 'sigma')
     v = np.array(value, dtype=float, copy=True)
     if check_sampler(sampler) != 'safe': return v + gaussian_noise(s, v.shape, rng, sampler)
+    if sensitivity is not None:
+        D = check_positive(sensitivity, 'sensitivity')
+        s = _grid_calibrated(lambda d: s * d / D, D, v.size, 'l2')
     g, k = _grid_units(s)
     return _on_grid(v, g, _discrete_gaussian(k, v.size, as_rng(rng)))
 
