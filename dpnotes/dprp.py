@@ -14,7 +14,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fractions, check_sampler, as_matrix,
-                             gaussian_sigma, gaussian_delta, gaussian_noise, Budget)
+                             gaussian_sigma, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget)
 from .jl import gaussian_projection, theorem_a_sigma, THEOREM_A_METHODS
 from .covariance import gram_l2_sensitivity, sym_from_upper
 from .gauss import top_eigvecs   # the leading eigenvectors of the noisy XᵀX (shared with PCA-Gauss)
@@ -285,6 +285,9 @@ def _validate(self:DPRP):
             or (isinstance(self.rng, numbers.Integral) and not isinstance(self.rng, (bool, np.bool_)) and self.rng >= 0)):
         raise TypeError(f"rng must be None (fresh entropy), a non-negative int seed, a SeedSequence or a numpy Generator, got {self.rng!r}")
     check_sampler(self.sampler)
+    if self.fast and self.sampler == 'safe':
+        raise ValueError("sampler='safe' needs fast=False: the fast form adds noise multiplied by a matrix (N L), which cannot be "
+                         "added exactly on the grid; use DPRP(..., fast=False, sampler='safe')")
     if self.preprocess not in ('row_l2', 'bounds'): raise ValueError(f"preprocess must be 'row_l2' or 'bounds', got {self.preprocess!r}")
     private = isinstance(self.bounds, str)
     if private and self.bounds != 'private': raise ValueError(f"bounds must be (lo, hi) arrays or 'private', got {self.bounds!r}")
@@ -310,6 +313,16 @@ def _dims(self:DPRP, d_enc:int):
     if self.k1 != 'auto' and k2 > self.k1: raise ValueError(f"k2={k2} must not exceed k1={self.k1}")
     return k2
 
+# %% ../nbs/40_dprp.ipynb #8dd17116
+@patch
+def _noisy_gram(self:DPRP, gram:np.ndarray, s2:float, rng) -> np.ndarray:
+    "C' = XᵀX + symmetric Gaussian noise of std `s2`: the upper triangle is released (add_gaussian, Δ₂ = √2 r², r = 1), then mirrored."
+    d = gram.shape[0]
+    if self.sampler != 'safe':                                             # the earlier draws and arithmetic, unchanged
+        return gram + sym_from_upper(gaussian_noise(s2, d * (d + 1) // 2, rng, self.sampler), d)
+    iu = np.triu_indices(d)
+    return sym_from_upper(add_gaussian(gram[iu], s2, rng, 'safe', sensitivity=gram_l2_sensitivity(1.0, 'replace')), d)
+
 # %% ../nbs/40_dprp.ipynb #e8670558
 @patch
 def _plan(self:DPRP, gram:np.ndarray, n:int, rngs, budget:Budget):
@@ -317,7 +330,7 @@ def _plan(self:DPRP, gram:np.ndarray, n:int, rngs, budget:Budget):
     d = gram.shape[0]
     k2 = self._dims(d)
     s2 = theorem_b_sigma(self.eps_[1], self.delta_[1], 1.0, self.theorem_b)
-    C = gram + sym_from_upper(gaussian_noise(s2, d * (d + 1) // 2, rngs[0], self.sampler), d)
+    C = self._noisy_gram(gram, s2, rngs[0])
     budget.spend(self.eps_[1], self.delta_[1], "V': Gaussian release of X^T X")
     V = top_eigvecs(C, k2)
     sig1 = lambda k: theorem_a_sigma(self.eps_[0], self.delta_[0], 2.0, int(k), method=self.theorem_a)
@@ -343,7 +356,7 @@ def _plan(self:DPRP, gram:np.ndarray, n:int, rngs, budget:Budget):
 def _release_rows(self:DPRP, E, R, M, s1, rng):
     "Released rows for one chunk E of encoded rows (Algorithm 1 lines 2, 3, 7; or the equivalent fast form)."
     if self.fast: return E @ self.RM_ + gaussian_noise(s1, (len(E), self.L_.shape[0]), rng, self.sampler) @ self.L_
-    return (E @ R + gaussian_noise(s1, (len(E), R.shape[1]), rng, self.sampler)) @ M
+    return add_gaussian(E @ R, s1, rng, self.sampler, sensitivity=2.0) @ M     # P' released exactly, then post-processed
 
 # %% ../nbs/40_dprp.ipynb #3f1b82e0
 @patch
