@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 import matplotlib.pyplot as plt
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler, as_matrix, like_input,
-                             gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, gaussian_noise, Budget)
+                             gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget)
 from .dprp import check_classes, CLASSES_MESSAGE, private_bounds, documented_classes
 
 # %% ../nbs/50_dp_syn.ipynb #7e745486
@@ -175,12 +175,12 @@ def clip_rows(G:np.ndarray, clip:float) -> np.ndarray:
 def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float, clip:float, noise_multiplier:float,
                      rng=None, sampler:str='numpy') -> np.ndarray:
     """One DP-SGD release: Poisson-sample rows of X at `sample_rate`, sum clipped per-example gradients, add N(0, (σC)²)
-    (drawn by `sampler`). `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    (drawn by `sampler`; with `sampler='safe'` the sum is rounded to the noise grid and the noise added exactly, Δ₂ = C). `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     rng = as_rng(rng)
     mask = rng.random(X.shape[0]) < sample_rate
     total = np.zeros_like(w)
     if mask.any(): total += clip_rows(per_example_grads(w, layout, X[mask]), clip).sum(axis=0)
-    return total + gaussian_noise(noise_multiplier * clip, w.shape, rng, sampler)
+    return add_gaussian(total, noise_multiplier * clip, rng, sampler, sensitivity=clip)
 
 # %% ../nbs/50_dp_syn.ipynb #f3102ded
 def train_dp_autoencoder(X:np.ndarray, epsilon:float, delta:float, latent_dim:int=4, hidden:tuple=(32,),
@@ -321,7 +321,7 @@ def dp_em_gmm(Z:np.ndarray, epsilon:float, delta:float, n_components:int=3, em_i
     weights, means, covs = gmm_init(K, k, rng)
     for _ in range(T):                                                 # T identical Gaussian steps, accounted below
         stats = gmm_suff_stats(Z, weights, means, covs)
-        noisy = stats + gaussian_noise(s, stats.shape, rng, sampler)
+        noisy = add_gaussian(stats, s, rng, sampler, sensitivity=SUFF_STAT_SENSITIVITY)   # the released statistic
         weights, means, covs = _m_step(noisy, K, k, var_floor, n_min=3 * s)
     n_hat = float(noisy[:K].sum())                                     # noisy group size: post-processing
     eps_pld = _em_epsilon(float(z_mult), T, dl)
@@ -446,7 +446,7 @@ def _counts(self:DPSyn, yy, classes, p, budget:Budget, rng):
         return counts, budget
     ec, dc = p['rho'] * p['epsilon'], p['rho'] * p['delta']
     sc = _em_multiplier(ec, dc, 1)                     # the analytic Gaussian sigma for Delta_2 = 1
-    noisy = counts + gaussian_noise(sc, counts.shape, rng, self.sampler)
+    noisy = add_gaussian(counts, sc, rng, self.sampler, sensitivity=1.0)
     budget.spend(ec, dc, label=f'label counts, Gaussian sigma={sc:.3g}')
     self.class_sizes_ = 'private'
     return noisy, budget
