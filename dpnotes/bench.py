@@ -11,7 +11,7 @@ import inspect, math, time, warnings, zlib
 from pathlib import Path
 import numpy as np
 import pandas as pd
-from .privacy import as_rng, as_matrix, check_int, check_sampler, gaussian_noise
+from .privacy import as_rng, as_matrix, check_int, check_sampler, gaussian_noise, add_gaussian, safe_grid
 from .data import load_dataset
 from .evaluate import tstr, real_reference, train_test_split_df, auprc
 from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
@@ -120,7 +120,7 @@ class DPLogReg:
         coefs = []
         for c in (self.classes_[1:] if k == 2 else self.classes_):
             w = logreg_minimiser(R, np.where(yy == c, 1.0, -1.0), self.lam_)
-            coefs.append(w + gaussian_noise(sigma, R.shape[1], g, self.sampler))
+            coefs.append(add_gaussian(w, sigma, g, self.sampler, sensitivity=2 / (n * self.lam_)))   # Δ₂ = 2/(nλ)
         self.coef_ = np.array(coefs)
         return self
 
