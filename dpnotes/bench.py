@@ -250,8 +250,8 @@ def plot_benchmark(summary:pd.DataFrame, path=None):
     import matplotlib.pyplot as plt
     names = list(dict.fromkeys(summary.dataset))
     colour = {m: f'C{i}' for i, m in enumerate(sorted(summary.method.unique()))}
-    cols = min(3, len(names)); rows = math.ceil(len(names) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4 * cols, 3.2 * rows), squeeze=False)
+    cols = min(2, len(names)); rows = math.ceil(len(names) / cols)   # at most 6.8 in wide: text stays readable
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 3.0 * rows), squeeze=False)
     for ax, nm in zip(axes.flat, names):
         s = summary[summary.dataset == nm]
         for meth, t in s.groupby('method'):
@@ -264,8 +264,8 @@ def plot_benchmark(summary:pd.DataFrame, path=None):
     for ax in axes.flat:
         for h, l in zip(*ax.get_legend_handles_labels()):
             if l not in labels: handles.append(h); labels.append(l)
-    fig.legend(handles, labels, loc='lower center', ncol=5, fontsize=7, frameon=False)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    fig.legend(handles, labels, loc='lower center', ncol=3, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     if path is not None: fig.savefig(path, dpi=120)
     return fig
 

@@ -22,8 +22,8 @@ from .data import draft_schema, read_table
 from .release import METHODS, as_schema, methods, release, wdbc_schema, _frame_of
 
 # %% auto #0
-__all__ = ['SHIPPED', 'app', 'DEFAULT_SAMPLER', 'BadInput', 'read_input', 'methods_cmd', 'schema_cmd', 'release_cmd',
-           'report_cmd', 'main']
+__all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'BadInput', 'read_input', 'methods_cmd', 'schema_cmd', 'release_cmd', 'report_cmd',
+           'main']
 
 # %% ../nbs/61_cli.ipynb #3b7c6dbd
 class BadInput(Exception):
@@ -62,11 +62,11 @@ def read_input(source: str, label: str | None = None) -> tuple:
     return df, label, None
 
 # %% ../nbs/61_cli.ipynb #30227569
-app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
+_app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
                   help="dpnotes: differentially private release of a table, with a privacy ledger and a utility report.")
 
 # %% ../nbs/61_cli.ipynb #fe9a2f62
-@app.command('methods')
+@_app.command('methods')
 def methods_cmd():
     """List the release methods: guarantee, what they need public, whether output keeps the input's units.
 
@@ -77,7 +77,7 @@ def methods_cmd():
         _say(t.to_string(index=False))
 
 # %% ../nbs/61_cli.ipynb #1748f3fc
-@app.command('schema')
+@_app.command('schema')
 def schema_cmd(source: str = typer.Argument(..., metavar='IN', help='table to draft from (CSV/TSV/ARFF)'),
                out: Path = typer.Option(..., '-o', '--out', help='schema JSON to write'),
                label: str = typer.Option(None, '--label', help='label column'),
@@ -110,7 +110,7 @@ def _check_out(out: Path, source: str, suffixes):
 DEFAULT_SAMPLER = 'safe'
 
 # %% ../nbs/61_cli.ipynb #a006beb1
-@app.command('release')
+@_app.command('release')
 def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to release (CSV/TSV/ARFF) or a shipped table: wdbc"),
                 out: Path = typer.Option(..., '-o', '--out', help='released table (CSV) to write'),
                 method: str = typer.Option('dprp', '--method', '-m', help='a name from `dpnotes methods`'),
@@ -163,7 +163,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
         _say(rep.table.to_string(index=False, float_format=lambda v: f'{v:.3f}'))
 
 # %% ../nbs/61_cli.ipynb #3cd3ecc0
-@app.command('report')
+@_app.command('report')
 def report_cmd(real: str = typer.Argument(..., metavar='REAL', help='the real table (CSV)'),
                released: str = typer.Argument(..., metavar='SYN', help='the released table (CSV)'),
                out: Path = typer.Option(..., '-o', '--out', help='report.png or report.html'),
@@ -193,7 +193,7 @@ _CLICK_ERR = tuple({typer.BadParameter.__mro__[2], click.exceptions.ClickExcepti
 
 def main(argv=None) -> int:
     "Console entry point `dpnotes`: bad input exits with code 2 and one line on stderr, never a traceback."
-    cmd = typer.main.get_command(app)
+    cmd = typer.main.get_command(_app)
     try:
         rc = cmd.main(args=list(sys.argv[1:] if argv is None else argv), prog_name='dpnotes', standalone_mode=False)
     except _USAGE as e:

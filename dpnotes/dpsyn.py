@@ -603,11 +603,11 @@ def plot_fig345(res:pd.DataFrame, datasets=None):
     datasets = list(dict.fromkeys(res['dataset'])) if datasets is None else datasets
     metrics = [('svm_error', 'SVM misclassification'), ('tvd2', '2-way marginal TVD'), ('tvd3', '3-way marginal TVD'),
                ('agreement', 'SVM agreement rate')]
-    fig, axes = plt.subplots(len(datasets), 4, figsize=(15, 2.8 * len(datasets)), squeeze=False)
+    fig, axes = plt.subplots(2 * len(datasets), 2, figsize=(6.8, 5.2 * len(datasets)), squeeze=False)   # 2 x 2 panels per data set
     for i, ds in enumerate(datasets):
         sub = res[res['dataset'] == ds]
         for j, (col, title) in enumerate(metrics):
-            ax = axes[i, j]
+            ax = axes[2 * i + j // 2, j % 2]
             if col not in sub: continue
             for m, g in sub[sub['method'] != 'non-private'].groupby('method'):
                 st = g.groupby('epsilon')[col].agg(['mean', 'std'])

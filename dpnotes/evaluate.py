@@ -390,8 +390,8 @@ def _report_figure(real, released, C_real, C_rel, label=None, max_columns: int =
     "Marginals overlaid (first `max_columns` columns) and the two correlation heat maps."
     import matplotlib.pyplot as plt
     cols = list(real.columns)[:max_columns]
-    nc = 4; nr = math.ceil(len(cols) / nc) + 1
-    fig = plt.figure(figsize=(3.2 * nc, 2.4 * nr))
+    nc = 2; nr = math.ceil(len(cols) / nc) + 1                  # two panels a row: 6.8 in wide, readable on a page
+    fig = plt.figure(figsize=(3.4 * nc, 2.4 * nr))
     for i, c in enumerate(cols):
         ax = fig.add_subplot(nr, nc, i + 1)
         a, b = real[c].dropna(), released[c].dropna()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from fastcore.basics import patch
 import pandas as pd
 
 import dpnotes.data as _data
@@ -261,7 +262,8 @@ def _method_close_ledger(self, eps):
 Method._charge, Method._close_ledger = _method_charge, _method_close_ledger
 
 # %% ../nbs/60_release.ipynb #d689928d
-def _method_fit(self, data, label=None, allow_drafted: bool = False):
+@patch
+def fit(self:Method, data, label=None, allow_drafted: bool = False):
     "Encode `data` through the public schema and fit the method's DP model; spends at most (epsilon, delta)."
     eps, sampler = self._validate()
     E, y = self._prepare(data, label)
@@ -278,7 +280,8 @@ def _method_fit(self, data, label=None, allow_drafted: bool = False):
     self._close_ledger(eps)
     return self
 
-def _method_sample(self, n: int | None = None) -> pd.DataFrame:
+@patch
+def sample(self:Method, n: int | None = None) -> pd.DataFrame:
     "A released table of `n` rows (default: as many as the input, public under replace-one). Post-processing only."
     if not hasattr(self, 'ledger_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
     n = self.n_ if n is None else check_int(n, 'n')
@@ -289,7 +292,6 @@ def _method_sample(self, n: int | None = None) -> pd.DataFrame:
         out[self.codec_.label] = self.codec_.decode(np.zeros((len(y), self.codec_.width)), y)[self.codec_.label].to_numpy()
     return out
 
-Method.fit, Method.sample = _method_fit, _method_sample
 Method._needs_labels = lambda self: False
 Method._prefix = 'z'
 
