@@ -10,7 +10,8 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, gaussian_sigma,
-                             as_matrix, like_input, laplace_mech, laplace_noise, gaussian_noise)
+                             as_matrix, like_input, laplace_mech, laplace_noise, gaussian_noise,
+                             check_sampler, add_laplace, add_gaussian)
 
 # %% auto #0
 __all__ = ['PANEL_PAIRS', 'gram_l2_sensitivity', 'sym_from_upper', 'symmetric_noise', 'analyze_gauss', 'normalize_rows',
@@ -55,7 +56,9 @@ def sym_from_upper(values, p: int) -> np.ndarray:
 def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', sampler: str = 'numpy') -> np.ndarray:
     """Symmetric noise matrix: i.i.d. entries on and above the diagonal (N(0, sigma^2) or Laplace(sigma)), mirrored.
 
-    Drawn through `dpnotes.privacy.gaussian_noise` / `laplace_noise` with the named `sampler`; for `rng`,
+    Drawn through `dpnotes.privacy.gaussian_noise` / `laplace_noise` with the named `sampler`. This is noise alone:
+    adding it to a statistic in floating point is not float-safe even with sampler='safe' (release the upper triangle
+    with `add_gaussian` / `add_laplace` instead, as `analyze_gauss` and `laplace_cov` do). For `rng`,
     a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
     rng = as_rng(rng)
     m = p * (p + 1) // 2
@@ -93,7 +96,10 @@ def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 no
     A = _check_rows(A, r, clip)
     p = A.shape[1]
     sigma = gaussian_sigma(gram_l2_sensitivity(r, neighbour), epsilon, delta, method=method)
-    G = A.T @ A + symmetric_noise(p, sigma, as_rng(rng), sampler=sampler)
+    if check_sampler(sampler) == 'safe':   # release the upper triangle itself, exactly on the grid; mirroring is post-processing
+        G = sym_from_upper(add_gaussian((A.T @ A)[np.triu_indices(p)], sigma, as_rng(rng), sampler,
+                                        sensitivity=gram_l2_sensitivity(r, neighbour)), p)
+    else: G = A.T @ A + symmetric_noise(p, sigma, as_rng(rng), sampler=sampler)
     if isinstance(X, pd.DataFrame):
         return pd.DataFrame(G, index=X.columns, columns=X.columns)
     return G
@@ -300,8 +306,19 @@ def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
     A = _check_rows(A, r, clip)
     n, p = A.shape
     S = A.T @ A / n
+    safe = check_sampler(sampler) == 'safe'
     if published:
-        return S + laplace_noise(cov_l1_sensitivity(p, n, r, published=True) / epsilon, (p, p), rng, sampler)
+        D1 = cov_l1_sensitivity(p, n, r, published=True)
+        return add_laplace(S, D1 / epsilon, rng, sampler, sensitivity=D1)
+    if safe:   # release the noisy statistic exactly on the grid; mirroring / averaging afterwards is post-processing
+        if release == 'upper':
+            D1 = cov_upper_l1_sensitivity(p, n, r)
+            out = sym_from_upper(add_laplace(S[np.triu_indices(p)], D1 / epsilon, rng, sampler, sensitivity=D1), p)
+        else:
+            D1 = cov_l1_sensitivity(p, n, r)
+            N = add_laplace(S, D1 / epsilon, rng, sampler, sensitivity=D1)
+            out = (N + N.T) / 2
+        return psd_project(out) if psd else out
     if release == 'upper':
         out = S + symmetric_noise(p, cov_upper_l1_sensitivity(p, n, r) / epsilon, rng, kind='laplace', sampler=sampler)
     else:

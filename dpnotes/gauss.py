@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions, check_sampler,
-                             as_matrix, laplace_mech, laplace_noise, gaussian_noise, gaussian_sigma)
+                             as_matrix, laplace_mech, laplace_noise, gaussian_noise, gaussian_sigma,
+                             add_laplace, add_gaussian)
 from .covariance import (mean_l1_sensitivity, cov_l1_sensitivity, cov_upper_l1_sensitivity,
                                 aug_cov_l1_sensitivity, aug_cov_upper_l1_sensitivity, pca_eig_l1_sensitivity,
                                 sym_from_upper, gram_l2_sensitivity, symmetric_noise, psd_project, analyze_gauss, normalize_rows)
@@ -68,9 +69,10 @@ def _noise_scale(sensitivity, epsilon, what):
     return b
 
 def _laplace(value, sensitivity, epsilon, rng, sampler, what):
-    "`value` + i.i.d. Laplace(sensitivity / epsilon) noise drawn by the named sampler (a new array)."
+    """`value` + i.i.d. Laplace(sensitivity / epsilon) noise drawn by the named sampler (a new array), through `add_laplace`:
+    with sampler='safe' the value is rounded to the grid and the sum is exact, the scale raised to cover the rounding."""
     v = np.asarray(value, dtype=float)
-    return v + laplace_noise(_noise_scale(sensitivity, epsilon, what), v.shape, rng, sampler)
+    return add_laplace(v, _noise_scale(sensitivity, epsilon, what), rng, sampler, sensitivity=float(sensitivity))
 
 def ron_preprocess_project(X, # (n, m) data, any scale
                            W, # (m, p) projection with orthonormal columns (or None: identity)
@@ -171,7 +173,11 @@ def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected feat
         full, upper, pub = cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r), cov_l1_sensitivity(p, n, r, published=True)
     M = Z.T @ Z / n
     q = M.shape[0]
-    if published: return M + laplace_noise(_noise_scale(pub, epsilon, 'the covariance'), (q, q), rng, sampler)
+    if published: return _laplace(M, pub, epsilon, rng, sampler, 'the covariance')
+    if sampler == 'safe':      # release the noisy statistic itself exactly; mirroring / averaging is post-processing
+        if release == 'upper': return sym_from_upper(_laplace(M[np.triu_indices(q)], upper, epsilon, rng, sampler, 'the covariance'), q)
+        N = _laplace(M, full, epsilon, rng, sampler, 'the covariance')
+        return (N + N.T) / 2
     if release == 'upper': return M + _sym_noise(q, _noise_scale(upper, epsilon, 'the covariance'), rng, sampler)
     E = laplace_noise(_noise_scale(full, epsilon, 'the covariance'), (q, q), rng, sampler)
     return M + (E + E.T) / 2
@@ -209,10 +215,16 @@ def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
     rng = as_rng(rng)
     if source == 'lap':
         b = _noise_scale(cov_upper_l1_sensitivity(m, n), check_epsilon(epsilon, 'epsilon_pca'), 'the PCA')
-        M = Xb.T @ Xb / n + _sym_noise(m, b, rng, sampler)
+        if sampler == 'safe':     # the upper triangle released exactly on the grid, then mirrored (post-processing)
+            M = sym_from_upper(add_laplace((Xb.T @ Xb / n)[np.triu_indices(m)], b, rng, sampler,
+                                           sensitivity=cov_upper_l1_sensitivity(m, n)), m)
+        else: M = Xb.T @ Xb / n + _sym_noise(m, b, rng, sampler)
     elif source == 'analyze_gauss':       # Analyze Gauss: rows of norm <= 1, upper triangle L2 sensitivity sqrt(2)
         sigma = gaussian_sigma(gram_l2_sensitivity(1.0), check_epsilon(epsilon, 'epsilon_pca'), delta)
-        M = _clip_rows(Xb, 1.0).T @ _clip_rows(Xb, 1.0) + _sym_noise(m, _noise_scale(sigma, 1.0, 'the PCA'), rng, sampler, 'gaussian')
+        if sampler == 'safe':
+            M = sym_from_upper(add_gaussian((_clip_rows(Xb, 1.0).T @ _clip_rows(Xb, 1.0))[np.triu_indices(m)],
+                                            _noise_scale(sigma, 1.0, 'the PCA'), rng, sampler, sensitivity=gram_l2_sensitivity(1.0)), m)
+        else: M = _clip_rows(Xb, 1.0).T @ _clip_rows(Xb, 1.0) + _sym_noise(m, _noise_scale(sigma, 1.0, 'the PCA'), rng, sampler, 'gaussian')
     elif source in ('public', 'data'):
         M = Xb.T @ Xb
     else: raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {source!r}")
@@ -413,6 +425,18 @@ def _fit_classes_private(self: GaussRelease, A, codes, b, rng):
     sens = class_sum_sensitivity(Z.shape[1], r, self.release)
     scale = _noise_scale(sens, b['cov'], 'the class covariances')
     self.means_, self.covs_ = [], []
+    if smp == 'safe':
+        # one joint release of every class's statistic (the upper triangles, or all entries), exactly on the grid, so the
+        # rounding is charged once for the joint sensitivity; symmetrising afterwards is post-processing
+        q = Z.shape[1]; iu = np.triu_indices(q)
+        Ts = [Z[codes == c].T @ Z[codes == c] for c in range(K)]
+        flat = np.concatenate([T[iu] if self.release == 'upper' else T.ravel() for T in Ts])
+        rel = _laplace(flat, sens, b['cov'], rng, smp, 'the class covariances').reshape(K, -1)
+        for c in range(K):
+            if self.release == 'upper': T = sym_from_upper(rel[c], q)
+            else: N = rel[c].reshape(q, q); T = (N + N.T) / 2
+            self.means_.append(mus[c] @ W); self.covs_.append(psd_project(T / den[c]))
+        return
     for c in range(K):
         Zc = Z[codes == c]
         T = Zc.T @ Zc

@@ -16,7 +16,7 @@ from scipy import optimize, special, stats
 from scipy.linalg import blas
 
 from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler,
-                             gaussian_delta, gaussian_sigma_dprp, gaussian_noise)
+                             gaussian_delta, gaussian_sigma_dprp, gaussian_noise, add_gaussian)
 
 # %% auto #0
 __all__ = ['THEOREM_A_METHODS', 'gaussian_projection', 'jl_distortion', 'chi2_tail_quantile', 'jl_sensitivity_bound',
@@ -223,9 +223,14 @@ def jl_gaussian_release(X, # (n, d) data, array or DataFrame; rows with ||x|| <=
         raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g}; rescale the data with public bounds or pass clip=True")
     rng = as_rng(rng)
     R = gaussian_projection(A.shape[1], k, rng)
-    N = gaussian_noise(sigma, (A.shape[0], k), rng, sampler)       # N, (n, k), drawn row by row by the named sampler
-    # P <- A R + N in one BLAS call (beta = 1 keeps the noise buffer); on the transposed, Fortran-ordered views no copy is made
-    P = blas.dgemm(1.0, R.T, A.T, beta=1.0, c=N.T, overwrite_c=True).T
+    if check_sampler(sampler) == 'safe':
+        # float-safe: XR is rounded to the grid and the noise added exactly; sigma_1 is linear in Z, so Z is the sensitivity
+        # add_gaussian raises sigma_1 just enough to cover the rounding (it charges all n*k entries: conservative)
+        P = add_gaussian(A @ R, sigma, rng, sampler, sensitivity=Z)
+    else:
+        N = gaussian_noise(sigma, (A.shape[0], k), rng, sampler)       # N, (n, k), drawn row by row by the named sampler
+        # P <- A R + N in one BLAS call (beta = 1 keeps the noise buffer); on the transposed, Fortran-ordered views no copy is made
+        P = blas.dgemm(1.0, R.T, A.T, beta=1.0, c=N.T, overwrite_c=True).T
     if meta.kind in ('dataframe', 'series'):  # one column per projected coordinate; a fresh index unless asked
         P = pd.DataFrame(P, index=meta.index if keep_index else None, columns=[f'p{j}' for j in range(k)])
     return (P, R) if return_projection else P

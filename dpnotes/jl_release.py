@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .privacy import as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler, laplace_noise
+from .privacy import as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler, laplace_noise, add_laplace
 from .jl import gaussian_projection, row_norms, clip_rows
 
 # %% auto #0
@@ -149,7 +149,8 @@ def jl_laplace_release(X, # (n, d) data (array or DataFrame)
     out = A @ P
     for s in range(0, len(out), block_rows):
         e = min(s + block_rows, len(out))
-        out[s:e] += laplace_noise(b, (e - s, k), rng, sampler)
+        # b = c / epsilon is linear in the sensitivity c: passing it lets the 'safe' sampler cover the rounding of XP to its grid
+        out[s:e] = add_laplace(out[s:e], b, rng, sampler, sensitivity=b * check_epsilon(epsilon))
     if meta.kind in ('dataframe', 'series'):
         out = pd.DataFrame(out, index=meta.index if keep_index else None, columns=[f'z{j}' for j in range(k)])
     return (out, P) if return_projection else out

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler,
-                             gaussian_noise, gaussian_delta, gaussian_sigma_analytic)
+                             gaussian_noise, gaussian_delta, gaussian_sigma_analytic, add_gaussian)
 
 # %% auto #0
 __all__ = ['SENSITIVITY', 'LEVERS', 'zcdp_rho', 'zcdp_delta', 'zcdp_epsilon_bound', 'gauss_sigma_rho', 'unit_scale', 'clip_rows',
@@ -191,7 +191,9 @@ def fit(self:SuffStatGauss, X, y):
     self.feature_names_in_ = list(meta.columns) if meta.kind == 'dataframe' else None
     self.y_name_ = getattr(y, 'name', None)
     g_fit, g_sample = as_rng(self.rng).spawn(2)                # noise and sampling never share a stream
-    noise = lambda sigma, size: gaussian_noise(sigma, size, g_fit, self.sampler)
+    # every release is `statistic + noise` through add_gaussian: with sampler='safe' the statistic is rounded to the grid of σ
+    # and the noise added exactly, σ raised to cover the rounding of the Δ₂ it was calibrated for (σ = Δ₂/√(2ρ) is linear in Δ₂)
+    release = lambda value, sigma, what: add_gaussian(value, sigma, g_fit, self.sampler, sensitivity=SENSITIVITY[what](r, d))
     r = self._radius(d)
     b = self._shares(rho, d, k, r)
     sig = dict(counts=gauss_sigma_rho(SENSITIVITY['counts'](r, d), b['counts']),
@@ -199,7 +201,7 @@ def fit(self:SuffStatGauss, X, y):
                moments=gauss_sigma_rho(SENSITIVITY['moments'](r, d), b['moments']), centre=None)
     # 1. class counts (Δ₂ = √2); the row count is never used, only the sum of the noisy counts
     exact = np.bincount(idx, minlength=k).astype(float)
-    counts = exact if self.class_sizes == 'public' else exact + noise(sig['counts'], k)
+    counts = exact if self.class_sizes == 'public' else release(exact, sig['counts'], 'counts')
     n_hat = max(float(np.maximum(counts, 0).sum()), 1.0)
     # 2. public-bounds scaling, released centre (Δ₂ = √d, or √(2d) with the variances), clipping to the r-ball
     self.center_, self.scale_ = np.full(d, 0.5), np.ones(d)
@@ -210,16 +212,21 @@ def fit(self:SuffStatGauss, X, y):
         U = unit_scale(A, lo, hi)
         if self.scaling in ('centre', 'standardise'):
             sig['centre'] = gauss_sigma_rho(SENSITIVITY[self.scaling](r, d), b['centre'])
-            self.center_ = np.clip((U.sum(0) + noise(sig['centre'], d)) / n_hat, 0.0, 1.0)
+            # (Σu, Σu²) are one release under 'standardise' (joint Δ₂ = √(2d)): one call, so the rounding is charged jointly
+            stats_ = U.sum(0) if self.scaling == 'centre' else np.r_[U.sum(0), np.square(U).sum(0)]
+            noisy = release(stats_, sig['centre'], self.scaling)
+            self.center_ = np.clip(noisy[:d] / n_hat, 0.0, 1.0)
             if self.scaling == 'standardise':
-                m2 = (np.square(U).sum(0) + noise(sig['centre'], d)) / n_hat
+                m2 = noisy[d:] / n_hat
                 self.scale_ = np.sqrt(np.clip(m2 - self.center_**2, max(2 * sig['centre'] / n_hat, 1e-6), 0.25))
         Z = (U - self.center_) / self.scale_
     Z = clip_rows(Z, r)
     # 3. class sums (Δ₂ = 2r); 4. second moment(s) (Δ_F = √2 r², pooled or all classes jointly)
-    sums = np.stack([Z[idx == c].sum(0) for c in range(k)]) + noise(sig['sums'], (k, d))
+    sums = release(np.stack([Z[idx == c].sum(0) for c in range(k)]), sig['sums'], 'sums')
     moms = [Z.T @ Z] if self.covariance == 'pooled' else [Z[idx == c].T @ Z[idx == c] for c in range(k)]
-    moms = [from_upper_vec(upper_vec(M) + noise(sig['moments'], d * (d + 1) // 2), d) for M in moms]
+    # the per-class moments are one joint release (Δ_F over all classes): one call, so the rounding is charged jointly
+    ups = release(np.concatenate([upper_vec(M) for M in moms]), sig['moments'], 'moments').reshape(len(moms), -1)
+    moms = [from_upper_vec(u, d) for u in ups]
     self.class_counts_, self.radius_, self.rho_, self.budget_, self.sigmas_ = counts, r, rho, b, sig
     self._postprocess(sums, moms, counts)
     self._g_sample = g_sample
