@@ -23,7 +23,7 @@ from .release import METHODS, as_schema, methods, release, wdbc_schema, _frame_o
 
 # %% auto #0
 __all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'BadInput', 'read_input', 'methods_cmd', 'schema_cmd', 'release_cmd', 'report_cmd',
-           'main']
+           'reproduce_cmd', 'main']
 
 # %% ../nbs/61_cli.ipynb #3b7c6dbd
 class BadInput(Exception):
@@ -185,6 +185,36 @@ def report_cmd(real: str = typer.Argument(..., metavar='REAL', help='the real ta
     _say(rep.table.to_string(index=False, float_format=lambda v: f'{v:.3f}'))
     if rep.note: _say(rep.note)
     _say(f"wrote {out}")
+
+# %% ../nbs/61_cli.ipynb #1453ef2a
+@_app.command('reproduce')
+def reproduce_cmd(name: str = typer.Argument(None, metavar='NAME', help='an experiment from `dpnotes reproduce --list`'),
+                  list_: bool = typer.Option(False, '--list', help='list every table and figure that can be reproduced'),
+                  out: Path = typer.Option(Path('.'), '-o', '--out', help='folder for NAME.csv and NAME.png (created if missing)'),
+                  full: bool = typer.Option(False, '--full', help="the paper's protocol (minutes to an hour) instead of the small run"),
+                  seed: int = typer.Option(None, '--seed', help='fixed seed: for tests and teaching; default fresh entropy (printed)')):
+    """Regenerate a paper's table or figure as CSV (and PNG), or list them all with --list.
+
+    Example:  dpnotes reproduce jl-table1 -o results/
+    """
+    from dpnotes import reproduce as _rep          # imported here only: the other commands do not load the experiments
+    if list_:
+        t = _rep.experiments()[['name', 'paper', 'item', 'what', 'small', 'full']]
+        with pd.option_context('display.max_colwidth', 70, 'display.width', 250):
+            _say(t.to_string(index=False))
+        return
+    if name is None: raise BadInput("NAME: give an experiment name, or --list to see them all")
+    names = _rep.experiment_names()
+    if name not in names: raise BadInput(f"unknown experiment {name!r}; choose one of: {', '.join(names)}")
+    if seed is not None and seed < 0: raise BadInput(f"--seed must be >= 0, got {seed}")
+    if out.exists() and not out.is_dir(): raise BadInput(f"-o: {str(out)!r} is a file, not a folder")
+    size = 'full' if full else 'small'
+    _say(f"reproducing {name} ({size} run) …", err=True)
+    r = _rep.reproduce(name, out, size=size, rng=seed, progress=True)
+    with pd.option_context('display.width', 200, 'display.max_columns', 20):
+        _say(r.table.head(30).to_string(index=False, float_format=lambda v: f'{v:.4g}'))
+    _say(f"seed {r.seed}, {r.seconds:.1f} s")
+    for p in [r.csv, *r.extra, *([r.png] if r.png is not None else [])]: _say(f"wrote {p}")
 
 # %% ../nbs/61_cli.ipynb #2c92dc67
 # Typer >= 0.20 vendors its own copy of click: catch both families of usage errors.

@@ -11,19 +11,28 @@ from __future__ import annotations
 import math, numbers, time, warnings
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fractions, check_sampler, as_matrix,
                              gaussian_sigma, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget)
 from .jl import gaussian_projection, theorem_a_sigma, THEOREM_A_METHODS
 from .covariance import gram_l2_sensitivity, sym_from_upper
-from .gauss import top_eigvecs   # the leading eigenvectors of the noisy XᵀX (shared with PCA-Gauss)
 
 # %% auto #0
 __all__ = ['THEOREM_B_METHODS', 'BOUND_GRID', 'CLASSES_MESSAGE', 'reconstruction_operator', 'dprp_reconstruct', 'expected_error',
            'theorem_b_sigma', 'k1_utility', 'select_k1', 'k1_probabilities', 'safe_unit_rows', 'Preprocessor',
-           'dp_quantile', 'private_bounds', 'check_classes', 'DPRP', 'documented_classes', 'dprp_tstr',
-           'gauss_competitors', 'competitor_tstr', 'run_dprp_experiment', 'summarise']
+           'dp_quantile', 'private_bounds', 'check_classes', 'DPRP']
+
+# %% ../nbs/40_dprp.ipynb #319caee4
+def top_eigvecs(M, # symmetric (m, m) matrix, e.g. the noisy second moment
+                p: int, # number of leading eigenvectors
+               ) -> np.ndarray: # (m, p) orthonormal columns, eigenvalues in decreasing order
+    "Eigenvectors of the `p` largest eigenvalues of the symmetric part of `M`, as columns (post-processing of a released matrix)."
+    M = np.asarray(M, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]: raise ValueError(f"M must be a square matrix, got shape {M.shape}")
+    p = check_int(p, 'p')
+    if p > M.shape[0]: raise ValueError(f"p={p} exceeds the dimension {M.shape[0]} of M")
+    w, V = np.linalg.eigh((M + M.T) / 2)
+    return V[:, np.argsort(w)[::-1][:p]]
 
 # %% ../nbs/40_dprp.ipynb #c8bbd2a8
 def reconstruction_operator(V, # (d, k2) orthonormal columns
@@ -494,109 +503,3 @@ def _second_pass(self:DPRP, again, n, d, labelled, R, M, s1, rng):
         seen += len(A)
         yield self._pre.decode(self._release_rows(self._pre.encode(A, yy), R, M, s1, rng), d)
     if seen != n: raise ValueError(f"chunks() gave {n} rows on the first pass and {seen} on the second; it must give the same rows each time")
-
-# %% ../nbs/40_dprp.ipynb #9014e7eb
-def _configs(epsilons=(8, 6, 4, 2, 1), **fixed):
-    return [dict(fixed, epsilon=float(e)) for e in epsilons]
-
-def documented_classes(ds) -> list:
-    "The public label values of a data set, from its documentation (`label_names`, or [0, 1] for a documented binary task), never from `y`."
-    if getattr(ds, 'label_names', None): return sorted(ds.label_names)
-    if getattr(ds, 'task', None) == 'binary': return [0, 1]
-    raise ValueError(f"{getattr(ds, 'name', 'dataset')}: no documented label list; pass classes explicitly")
-
-def dprp_tstr(Xtr, ytr, Xte, yte, # one train/test split (DataFrames / Series)
-              classes, # public label values
-              epsilon:float, delta:float=1e-4, k1='auto', k2=0.6, split=(0.80, 0.15, 0.05),
-              preprocess:str='row_l2', bounds=None, model='rf', rng=None) -> dict:
-    """One TSTR evaluation: release (Xtr, ytr) with DPRP, train `model` on the release, test on the real (Xte, yte).
-    `bounds` for preprocess='bounds': public (lo, hi) or 'private' (the default there). `rng`: a fixed integer seed is for tests and
-    teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    if preprocess == 'bounds' and bounds is None: bounds = 'private'
-    from dpnotes.evaluate import tstr
-    rng = as_rng(rng)
-    m = DPRP(epsilon, delta, k1=k1, k2=k2, split=split, preprocess=preprocess, bounds=bounds, classes=classes, rng=rng)
-    t0 = time.perf_counter()
-    Xs, ys = m.fit_release(Xtr, ytr)
-    secs = time.perf_counter() - t0
-    out = dict(epsilon=epsilon, delta=delta, k1=m.k1_, k2=m.k2_, k2_frac=k2 if isinstance(k2, float) else np.nan,
-               split=str(tuple(float(f) for f in split)), preprocess=preprocess, release_seconds=secs,
-               **tstr(Xs, ys, m.transform(Xte), yte, model=model, rng=rng))
-    out['recon_rmse'] = float(np.sqrt(((Xs.to_numpy() - m.transform(Xtr).to_numpy()) ** 2).sum(axis=1).mean()))
-    return out
-
-def gauss_competitors(p_frac:float=0.6, delta:float=1e-4) -> dict:
-    "RON-Gauss and PCA-Gauss (with Analyze Gauss PCA) from `dpnotes.gauss`, as factories `(epsilon, d, rng, classes) -> estimator`."
-    from dpnotes.gauss import RONGauss, PCAGauss
-    p = lambda d: max(1, int(round(p_frac * d)))
-    return {'RON-Gauss': lambda eps, d, rng, classes: RONGauss(p=p(d), epsilon=eps, task='classification', output='original',
-                                                             classes=classes, rng=rng),
-            'PCA-Gauss': lambda eps, d, rng, classes: PCAGauss(p=p(d), epsilon=eps, task='classification', output='original', classes=classes,
-                                                      pca='analyze_gauss', delta=delta, rng=rng)}
-
-def competitor_tstr(factory, Xtr, ytr, Xte, yte, epsilon:float, model='rf', rng=None, classes=None) -> dict:
-    "TSTR of a generative competitor: fit on (Xtr, ytr), sample as many rows, test on real data in the model's coordinates (`rng` as in `dprp_tstr`)."
-    from dpnotes.evaluate import tstr
-    rng = as_rng(rng)
-    m = factory(epsilon, Xtr.shape[1], rng, classes).fit(Xtr, ytr)
-    Xs, ys = m.sample(len(Xtr), rng=rng)
-    return dict(epsilon=epsilon, **tstr(Xs, ys, m.transform(Xte), yte, model=model, rng=rng))
-
-def _dataset_rng(rng, name:str):
-    "An int seed gives every dataset its own reproducible stream (so one dataset can be rerun alone); a Generator is used as is."
-    import zlib
-    if rng is None or isinstance(rng, numbers.Integral):
-        return np.random.default_rng(None if rng is None else [int(rng), zlib.crc32(name.encode())])
-    return as_rng(rng)
-
-def run_dprp_experiment(datasets, # names for `load_dataset`, or Dataset objects (anything with .X, .y, .name)
-                        configs, # list of dicts of `dprp_tstr` keyword arguments
-                        n_runs:int=50, # repetitions per dataset; the paper uses 50
-                        reference:bool=True, # also evaluate the real (pre-processed) training data
-                        competitors:dict|None=None, # name -> factory (see `gauss_competitors`), run at each config's epsilon
-                        model='rf', test_size:float=0.2, rng=None, progress:bool|None=None, data_dir=None) -> pd.DataFrame:
-    """For each dataset and run: one stratified split, then every config on that same split (paired design), plus the
-    no-privacy reference per pre-processing and the competitors. One row per (dataset, run, method, config).
-    Labels: the data set's documented label list (`documented_classes`); bounds for preprocess='bounds': private (charged to each release).
-    `rng`: a fixed integer seed is for tests and teaching (reproducible tables); a release should use fresh entropy (`rng=None`, the default)."""
-    from dpnotes.data import load_dataset
-    from dpnotes.evaluate import tstr, train_test_split_df
-    import warnings
-    n_runs = check_int(n_runs, 'n_runs')
-    competitors = competitors or {}
-    dss = [load_dataset(d, data_dir=data_dir) if isinstance(d, str) else d for d in datasets]
-    rows = []
-    with tqdm(total=len(dss) * n_runs * len(configs), disable=None if progress is None else not progress, desc='DPRP TSTR') as bar:
-        for ds in dss:
-            rng_ds = _dataset_rng(rng, ds.name)
-            classes = documented_classes(ds)
-            for r in range(n_runs):
-                Xtr, Xte, ytr, yte = train_test_split_df(ds.X, ds.y, test_size=test_size, rng=rng_ds)
-                refs = {}
-                for cfg in configs:
-                    pre = cfg.get('preprocess', 'row_l2')
-                    with warnings.catch_warnings():
-                        warnings.simplefilter('ignore')
-                        row = dprp_tstr(Xtr, ytr, Xte, yte, classes, model=model, rng=rng_ds, **cfg)
-                        if reference and pre not in refs:      # not private: the real training rows, mapped with their own range
-                            b = (Xtr.min().to_numpy(float), Xtr.max().to_numpy(float) + 1e-12) if pre == 'bounds' else None
-                            t = DPRP(1.0, k1=2, k2=1, preprocess=pre, bounds=b).transform
-                            refs[pre] = tstr(t(Xtr), ytr, t(Xte), yte, model=model, rng=rng_ds)
-                        comp = [dict(method=name, **competitor_tstr(f, Xtr, ytr, Xte, yte, cfg['epsilon'], model, rng_ds, classes))
-                                for name, f in competitors.items()]
-                    if reference: row.update(ref_accuracy=refs[pre]['accuracy'], ref_auprc=refs[pre]['auprc'])
-                    rows.append(dict(dataset=ds.name, run=r, method='DPRP', **row))
-                    rows += [dict(dataset=ds.name, run=r, **c) for c in comp]
-                    bar.update()
-    return pd.DataFrame(rows)
-
-def summarise(results:pd.DataFrame, by=('dataset', 'epsilon')) -> pd.DataFrame:
-    "Mean and standard error of accuracy and AUPRC per group (plus the reference and the mean k1)."
-    by = list(by) + (['method'] if 'method' in results and 'method' not in by else [])
-    g = results.groupby(by)
-    out = g[['accuracy', 'auprc']].mean()
-    se = g[['accuracy', 'auprc']].std(ddof=1) / np.sqrt(g.size().to_numpy()[:, None])
-    out['acc_se'], out['auprc_se'], out['runs'] = se['accuracy'], se['auprc'], g.size()
-    for c in ('ref_accuracy', 'ref_auprc', 'k1', 'recon_rmse'):
-        if c in results: out[c] = g[c].mean()
-    return out.reset_index()

@@ -114,7 +114,7 @@ def test_methods(capsys):
 
 
 def test_help_has_an_example_per_command(capsys):
-    for cmd in ('release', 'methods', 'schema', 'report'):
+    for cmd in ('release', 'methods', 'schema', 'report', 'reproduce'):
         code, out, _ = run(capsys, cmd, '--help')
         assert code == 0 and 'Example:' in out and f'dpnotes {cmd}' in out, (cmd, out)
 
@@ -190,3 +190,50 @@ def test_installed_entry_point(tmp_path):
     r = subprocess.run([exe, 'release', 'wdbc', '-o', str(tmp_path / 'o.csv'), '-e', '0'], capture_output=True, text=True, timeout=300)
     lines = [ln for ln in r.stderr.splitlines() if ln.strip() and not ln.endswith('…')]
     assert r.returncode == 2 and len(lines) == 1 and 'epsilon' in lines[0] and 'Traceback' not in r.stderr
+
+
+# --- dpnotes reproduce -------------------------------------------------------------------------------------------------
+
+def test_reproduce_list_shows_every_registered_experiment(capsys):
+    from dpnotes.reproduce import experiments
+    code, text, err = run(capsys, 'reproduce', '--list')
+    assert code == 0, err
+    reg = experiments()
+    assert len(reg) >= 11
+    for name, paper in zip(reg.name, reg.paper):
+        assert name in text and paper.split()[0] in text
+
+
+def test_reproduce_small_run_writes_csv_and_png(tmp_path, capsys):
+    "The cheapest items regenerate their CSV (and figure) into a fresh folder in seconds; the same seed gives the same table."
+    import time
+    t0 = time.perf_counter()
+    code, text, err = run(capsys, 'reproduce', 'jl-table1', '-o', tmp_path / 'out', '--seed', 3)
+    assert code == 0, err
+    t = pd.read_csv(tmp_path / 'out' / 'jl-table1.csv')
+    assert list(t.columns) == ['mechanism', 'd', 'k', 'mean', 'std', 'count'] and len(t) == 16
+    assert t['mean'].between(0.5, 1).all() and 'seed 3' in text and 'wrote' in text
+    code, text, err = run(capsys, 'reproduce', 'jl-fig4', '-o', tmp_path / 'out', '--seed', 3)
+    assert code == 0, err
+    assert (tmp_path / 'out' / 'jl-fig4.png').stat().st_size > 1000 and (tmp_path / 'out' / 'jl-fig4.csv').exists()
+    assert time.perf_counter() - t0 < 60
+    first = (tmp_path / 'out' / 'jl-table1.csv').read_text()
+    run(capsys, 'reproduce', 'jl-table1', '-o', tmp_path / 'out', '--seed', 3)
+    assert (tmp_path / 'out' / 'jl-table1.csv').read_text() == first
+
+
+@pytest.mark.parametrize('args, word', [
+    (['reproduce', 'dprp-table9'], 'jl-table1'),          # an unknown name lists the valid ones
+    (['reproduce'], '--list'),
+    (['reproduce', 'jl-fig4', '--seed', '-1'], 'seed'),
+])
+def test_reproduce_bad_input_exits_2_with_one_line(args, word, tmp_path, capsys):
+    code, text, err = run(capsys, *args)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert code == 2 and len(lines) == 1 and word in lines[0], (code, err)
+
+
+def test_reproduce_output_must_be_a_folder(tmp_path, capsys):
+    f = tmp_path / 'a_file.csv'; f.write_text('x\n1\n')
+    code, text, err = run(capsys, 'reproduce', 'jl-fig4', '-o', f)
+    assert code == 2 and 'folder' in err and f.read_text() == 'x\n1\n'
