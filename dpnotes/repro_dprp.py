@@ -196,8 +196,7 @@ def plot_split(ours_split, ax=None):
 
 # %% ../nbs/73_reproduce_dprp.ipynb #4bae1b0e
 def _with_runs(summary, runs):
-    summary.attrs['extra'] = {'runs': runs}
-    return summary
+    return summary, {'runs': runs}
 
 def _run_table2(seed, progress, datasets=('wdbc', 'indian_liver', 'dermatology', 'cervical_cancer'), epsilons=(8, 6, 4, 2, 1), n_runs=50):
     dss = [d for d in datasets if data_available(d)]
@@ -218,11 +217,11 @@ _PAPER = 'Gondara & Wang (2020)'
 register(Experiment('dprp-table2', _PAPER, 'Table 2', 'TSTR accuracy and AUPRC of DPRP, RON-Gauss and PCA-Gauss across epsilon, beside the paper',
                     _run_table2, small=dict(datasets=('wdbc',), epsilons=(8, 1), n_runs=1),
                     full=dict(n_runs=50), cost=('~15 s', '~1 h'),
-                    plot=lambda t: plot_table2(wide_table2(t, paper_table('dprp_table2'))), page='reproduce_dprp'))
+                    plot=lambda t, **_: plot_table2(wide_table2(t, paper_table('dprp_table2'))), page='reproduce_dprp'))
 register(Experiment('dprp-table3', _PAPER, 'Table 3', 'TSTR accuracy against the number k2 of kept eigenvectors (eps = 4)',
                     _run_table3, small=dict(datasets=('wdbc',), k2=(0.4, 1.0), n_runs=1), full=dict(n_runs=50),
-                    cost=('~10 s', '~30 min'), plot=lambda t: plot_table3(beside_table3(t, paper_table('dprp_table3'))),
+                    cost=('~10 s', '~30 min'), plot=lambda t, **_: plot_table3(beside_table3(t, paper_table('dprp_table3'))),
                     page='reproduce_dprp'))
 register(Experiment('dprp-split', _PAPER, 'Section 4.8', 'TSTR accuracy against the budget split between P\' and the covariance (eps = 4)',
                     _run_split, small=dict(datasets=('wdbc',), splits=(SPLITS[0], SPLITS[-1]), n_runs=1), full=dict(n_runs=50),
-                    cost=('~10 s', '~40 min'), plot=plot_split, page='reproduce_dprp'));
+                    cost=('~10 s', '~40 min'), plot=lambda t, **_: plot_split(t), page='reproduce_dprp'));

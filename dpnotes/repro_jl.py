@@ -160,11 +160,10 @@ def _run_table1(seed, progress, **kw):
 
 def _run_figure3(seed, progress, **kw):
     diffs, summary = figure3(rng=seed, progress=progress, **kw)
-    summary.attrs['diffs'] = diffs
-    return summary
+    return summary, {'diffs': diffs}
 
-def _plot_figure3_table(summary):
-    return plot_figure3(summary.attrs['diffs'])
+def _plot_figure3_table(summary, diffs):
+    return plot_figure3(diffs)
 
 def _run_figure4(seed, progress, **kw):
     return figure4(**kw).reset_index()

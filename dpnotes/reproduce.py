@@ -30,11 +30,11 @@ class Experiment:
     paper: str                     # authors and year, e.g. 'Gondara & Wang (2020)'
     item: str                      # the table or figure reproduced, e.g. 'Table 2'
     description: str               # one line: what is measured
-    run: Callable                  # run(seed, progress, **setting) -> pandas.DataFrame
+    run: Callable                  # run(seed, progress, **setting) -> DataFrame, or (DataFrame, dict of extras)
     small: dict = field(default_factory=dict)   # keyword arguments of the default run (seconds to a minute on one core)
     full: dict = field(default_factory=dict)    # keyword arguments of the paper-sized run
     cost: tuple = ('', '')         # rough wall time of the (small, full) runs on one core of the shared machine
-    plot: Callable | None = None   # plot(table) -> matplotlib Figure, or None for a table-only item
+    plot: Callable | None = None   # plot(table, **extras) -> matplotlib Figure, or None for a table-only item
     page: str = ''                 # the page that explains the experiment
 
 # %% ../nbs/70_reproduce.ipynb #52d0c1d8
@@ -142,18 +142,20 @@ def reproduce(name: str, # a registered name, see `experiments()`
     if out.exists() and not out.is_dir(): raise ValueError(f"out_dir: {str(out)!r} is a file, not a folder")
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    table = exp.run(seed=seed, progress=bool(progress), **getattr(exp, size))
+    result = exp.run(seed=seed, progress=bool(progress), **getattr(exp, size))
+    table, extras = result if isinstance(result, tuple) else (result, {})
     if not isinstance(table, pd.DataFrame): raise TypeError(f"{name}: run returned {type(table).__name__}, not a DataFrame")
     csv = out / f'{name}.csv'
     table.to_csv(csv, index=False)
     extra = []
-    for suffix, df in (table.attrs.get('extra') or {}).items():
-        p = out / f'{name}_{suffix}.csv'; df.to_csv(p, index=False); extra.append(p)
+    for key, df in extras.items():
+        if isinstance(df, pd.DataFrame):
+            p = out / f'{name}_{key}.csv'; df.to_csv(p, index=False); extra.append(p)
     png = None
     if exp.plot is not None:
         import matplotlib
         import matplotlib.pyplot as plt
-        fig = exp.plot(table)
+        fig = exp.plot(table, **extras)
         png = out / f'{name}.png'
         fig.savefig(png, dpi=110, bbox_inches='tight')
         if matplotlib.get_backend().lower() == 'agg' or not progress: plt.close(fig)
