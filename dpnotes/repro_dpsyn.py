@@ -118,4 +118,4 @@ def _run_fig345(seed, progress, datasets=('mammographic_mass', 'spambase', 'digi
 register(Experiment('dpsyn-fig345', 'Abay et al. (2018)', 'Figures 3-5',
                     'SVM misclassification, 2/3-way marginal TVD and SVM agreement of DP-SYN, RON-Gauss, PCA-Gauss across epsilon',
                     _run_fig345, small=dict(datasets=('mammographic_mass',), n_repeats=1),
-                    full=dict(n_repeats=3), cost=('~30 s', '~1 h'), plot=plot_fig345, page='reproduce_dpsyn'));
+                    full=dict(n_repeats=3), cost=('~20 s', '~50 min'), plot=plot_fig345, page='reproduce_dpsyn'));

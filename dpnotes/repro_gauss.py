@@ -222,16 +222,16 @@ def _plot_sweep_fig(t):
 _PAPER = 'Chanyaswad, Liu & Mittal (2019)'
 register(Experiment('gauss-clustering', _PAPER, 'Table 3', 'silhouette of k-means on RON-Gauss, PCA-Gauss and baseline releases of digits (eps = 1)',
                     _runner('unsupervised'), small=dict(dims=(5, 10), n_train=1500, n_syn=1000),
-                    full=dict(dims=(2, 5, 10, 20, 40), reps=10, n_train=10_000, n_syn=1500), cost=('~10 s', '~3 min'), page='reproduce_gauss'))
+                    full=dict(dims=(2, 5, 10, 20, 40), reps=10, n_train=10_000, n_syn=1500), cost=('~3 s', '~2 min'), page='reproduce_gauss'))
 register(Experiment('gauss-classification', _PAPER, 'Table 4', 'TSTR accuracy (RBF SVM) of the releases of Spambase (eps = 1)',
                     _runner('classification'), small=dict(dims=(5, 10), n_train=3000, n_syn=1500),
-                    full=dict(dims=(2, 5, 10, 20, 40), reps=10, n_train=10_000, n_syn=2000), cost=('~15 s', '~4 min'), page='reproduce_gauss'))
+                    full=dict(dims=(2, 5, 10, 20, 40), reps=10, n_train=10_000, n_syn=2000), cost=('~3 s', '~3 min'), page='reproduce_gauss'))
 register(Experiment('gauss-regression', _PAPER, 'Table 5', 'kernel ridge RMSE for age on the releases of Adult (eps = 1)',
                     _runner('regression'), small=dict(dims=(4, 10), n_train=3000, n_syn=1000),
-                    full=dict(dims=(2, 4, 8, 16, 32, 64), reps=10, n_train=50_000, n_syn=2000), cost=('~15 s', '~5 min'), page='reproduce_gauss'))
+                    full=dict(dims=(2, 4, 8, 16, 32, 64), reps=10, n_train=50_000, n_syn=2000), cost=('~3 s', '~4 min'), page='reproduce_gauss'))
 register(Experiment('gauss-dim-sweep', _PAPER, 'Figure 1', 'RON-Gauss regression RMSE against the dimension p at several eps (Adult)',
                     _run_dim_sweep, small=dict(dims=(2, 8, 32), epsilons=(1.0,), n_train=2000),
-                    full=dict(reps=5, n_train=50_000, n_syn=2000), cost=('~10 s', '~3 min'), plot=_plot_sweep_fig, page='reproduce_gauss'))
+                    full=dict(reps=5, n_train=50_000, n_syn=2000), cost=('~4 s', '~2 min'), plot=_plot_sweep_fig, page='reproduce_gauss'))
 register(Experiment('gauss-alg5', _PAPER, 'Algorithm 5', 'published (re-normalised) vs scale-consistent class model: TSTR accuracy across eps (Spambase)',
                     _run_renorm, small=dict(epsilons=(1.0, 100.0), dims=(5,), reps=1),
-                    full=dict(reps=10), cost=('~5 s', '~2 min'), plot=plot_renorm, page='reproduce_gauss'));
+                    full=dict(reps=10), cost=('~2 s', '~1 min'), plot=plot_renorm, page='reproduce_gauss'));
