@@ -524,7 +524,7 @@ def test_static_panels_respond(page, site):
         if builds and not count: bad.append(f'{name}.html: the notebook builds a static panel but the page shows none'); continue
         if not count: continue
         n += count
-        assert 'pre-rendered' in page.locator('.dpnotes-panel').first.inner_text(), f'{name}.html: the panel does not say it is pre-rendered'
+        assert 'pre-rendered' in page.locator('.dpnotes-panel').first.inner_text().lower(), f'{name}.html: the panel does not say it is pre-rendered'
         bad += _move_panels(page, f'{name}.html')
         if 'An interactive widget is here' in page.locator('main').inner_text():
             bad.append(f'{name}.html has a static panel but its widget note does not point to it')
