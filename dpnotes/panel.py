@@ -92,6 +92,7 @@ _PANEL_CSS = """<style>
 .dpnotes-panel-controls output {font-family: monospace; min-width: 4ch;}
 .dpnotes-panel img {max-width: 100%; height: auto;}
 .dpnotes-panel-table {overflow-x: auto; max-width: 100%;}
+.dpnotes-panel-table table {margin-left: 0; margin-right: auto;}
 .dpnotes-panel-text {white-space: pre-wrap; overflow-wrap: anywhere; margin: .3em 0;}
 .dpnotes-panel-note {font-size: .85em; color: #57606a; margin-top: .4em;}
 </style>"""
