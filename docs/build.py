@@ -1,6 +1,7 @@
 """Build the dpnotes documentation site and README.md offline (no Quarto, no network).
 
     python docs/build.py site      # execute nbs/*.ipynb, render docs/_build/html with Sphinx
+    python docs/build.py site --only 10_jl_sensitivity,panel   # re-execute these pages, reuse the last build's others
     python docs/build.py readme    # write README.md from nbs/index.ipynb (`--check`: fail if stale)
 
 Why not `nbdev-docs`/`nbdev-readme`: they need Quarto, which cannot be installed offline
@@ -13,6 +14,8 @@ Why not `nbdev-docs`/`nbdev-readme`: they need Quarto, which cannot be installed
 * `#| hide`, `#| exporti`, `#| default_exp`, `#| include: false` cells are dropped, `#| echo: false` hides
   the source, `#| output: false` the output; `#| export` source stays visible (a teaching package);
 * `#| code-fold: true` (Quarto's directive) folds the source (myst-nb's `hide-input`), `#| code-summary` labels it;
+* a widget output becomes a note; a static panel (`dpnotes.panel.static_panel`: HTML with controls, pre-rendered views and
+  an inline script) passes to the page unchanged, and then the note points to it;
 * every `show_doc(...)` call of a cell is rendered, not only the last expression (`display_every_show_doc`), and
   each entry gets the anchor nbdev's doc links use (`dprp.html#dprp.fit_release`);
 * pipe tables survive `|` inside code spans and math (`fix_tables`; the README generator uses it too);
@@ -92,6 +95,9 @@ _re_ansi = re.compile(r'\x1B(?:[@-Z\\-_]|\[[0-?]*[ -/]*[@-~])')
 _callouts = {'note': 'note', 'tip': 'tip', 'warning': 'warning', 'important': 'important', 'caution': 'caution'}
 _re_showdoc = re.compile(r'^show_doc\(')
 WIDGET_NOTE = '*An interactive widget is here: run this notebook in Jupyter to use it.*'
+WIDGET_NOTE_PANEL = ('*The live widget of this cell runs in Jupyter; the static panel below shows it pre-rendered on a grid, '
+                     'without a kernel.*')
+PANEL_CLASS = 'dpnotes-panel'  # the HTML of a `dpnotes.panel.static_panel` output (controls, views, inline script)
 _drop_dirs = {'hide', 'exporti', 'default_exp'}
 
 
@@ -203,7 +209,7 @@ def api_anchor(md: str) -> str | None:
     return m.group(1).lower() if m else None
 
 
-def clean_output(out: dict) -> dict | None:
+def clean_output(out: dict, widget_note: str = WIDGET_NOTE) -> dict | None:
     out = dict(out)
     if out.get('output_type') == 'stream':
         out['text'] = _re_ansi.sub('', _text(out.get('text')))
@@ -215,17 +221,24 @@ def clean_output(out: dict) -> dict | None:
         data = dict(data)
         # a static site has no kernel (and widget JavaScript would come from a CDN): say what is there instead
         if data.pop('application/vnd.jupyter.widget-view+json', None) is not None:
-            data = {'text/markdown': WIDGET_NOTE}
+            data = {'text/markdown': widget_note}
         if 'text/markdown' in data: data['text/markdown'] = clean_show_doc_md(_text(data['text/markdown']))
         if not data: return None
         out['data'] = data
     return out
 
 
+def has_static_panel(nb: dict) -> bool:
+    "Does an output of the (executed) notebook hold a static panel (`dpnotes.panel`)? Its HTML and script pass to the page as they are."
+    return any(f'class="{PANEL_CLASS}"' in _text(o.get('data', {}).get('text/html'))
+               for c in nb['cells'] if c['cell_type'] == 'code' for o in c.get('outputs', []))
+
+
 def clean_notebook(nb: dict, extra_cells: list[dict] = ()) -> dict:
     """Executed notebook (plain JSON dict) → notebook ready for myst-nb.  The figure records of the images the page
     will show (`setup_figures`), in page order, are moved to the notebook's metadata `dpnotes.figures`."""
     cells, anchors, figures = [], set(), []
+    note = WIDGET_NOTE_PANEL if has_static_panel(nb) else WIDGET_NOTE
     for cell in nb['cells']:
         cell = {k: v for k, v in cell.items() if not k.endswith('_')}  # nbdev's processing attributes
         src = _text(cell.get('source'))
@@ -251,7 +264,7 @@ def clean_notebook(nb: dict, extra_cells: list[dict] = ()) -> dict:
             if d.get('output') == 'false': tags.add('remove-output')
             fold = d.get('code-fold', '').strip('"\'').lower() == 'true'  # Quarto's directive; `show` = shown
             if fold: tags.add('hide-input')
-            outs = [o for o in map(clean_output, cell.get('outputs', [])) if o is not None]
+            outs = [o for o in (clean_output(x, note) for x in cell.get('outputs', [])) if o is not None]
             for o in outs:
                 md = o.get('data', {}).get('text/markdown')
                 a = api_anchor(_text(md)) if md else None
@@ -413,18 +426,20 @@ def _run_worker(nb: Path, nbs: Path, timeout: float, cell_timeout: int | None) -
     return nb, rc, time.time() - t0, log.read_text()
 
 
-def execute_all(nbs: Path, jobs: int, timeout: float, cell_timeout: int | None) -> list[str]:
-    "Execute every notebook (in parallel); returns the names of those that failed."
+def execute_all(nbs: Path, jobs: int, timeout: float, cell_timeout: int | None, only: list[Path] | None = None) -> list[str]:
+    "Execute every notebook (or those in `only`) in parallel; returns the names of those that failed."
     nbl = notebooks(nbs)
     if not nbl: raise SystemExit(f'no notebooks in {nbs}')
     names = [page_name(p.stem) for p in nbl]
     if len(set(names)) != len(names): raise SystemExit(f'two notebooks map to one page name: {names}')
+    shutil.rmtree(SRC / 'nbs', ignore_errors=True)
     (SRC / 'nbs').mkdir(parents=True)
-    for nb in nbl: shutil.copy2(nb, SRC / 'nbs' / nb.name)
+    for nb in nbl: shutil.copy2(nb, SRC / 'nbs' / nb.name)   # all of them: page links are resolved against the folder
+    todo = nbl if only is None else [p for p in nbl if p in only]
     failed = []
-    print(f'executing {len(nbl)} notebooks, {jobs} at a time (timeout {timeout:.0f} s each)', flush=True)
+    print(f'executing {len(todo)} of {len(nbl)} notebooks, {jobs} at a time (timeout {timeout:.0f} s each)', flush=True)
     with ThreadPoolExecutor(jobs) as ex:
-        for nb, rc, dt, out in ex.map(lambda p: _run_worker(p, nbs, timeout, cell_timeout), nbl):
+        for nb, rc, dt, out in ex.map(lambda p: _run_worker(p, nbs, timeout, cell_timeout), todo):
             status = 'ok' if rc == 0 else f'FAILED (exit {rc})'
             print(f'  {nb.name:40s} {dt:6.1f} s  {status}', flush=True)
             if rc != 0:
@@ -432,6 +447,33 @@ def execute_all(nbs: Path, jobs: int, timeout: float, cell_timeout: int | None) 
                 print('\n'.join('    | ' + l for l in out.rstrip().splitlines()[-80:]), flush=True)
     shutil.rmtree(SRC / 'nbs')
     return failed
+
+
+def select_notebooks(nbs: Path, names: list[str]) -> list[Path]:
+    "Notebooks named in `--only` (file name, stem or page name; comma-separated or repeated); unknown names are an error."
+    nbl, out = notebooks(nbs), []
+    for name in (n.strip() for arg in names for n in arg.split(',')):
+        if not name: continue
+        hit = [p for p in nbl if name in (p.name, p.stem, page_name(p.stem))]
+        if not hit: raise SystemExit(f'--only: no notebook named {name!r}; the notebooks are {[p.stem for p in nbl]}')
+        out += [p for p in hit if p not in out]
+    return out
+
+
+def reuse_pages(nbs: Path, only: list[Path]) -> list[Path]:
+    """`--only`: the notebooks to execute — those named, the home page (its table of contents lists every page), and any
+    notebook without an executed page from an earlier build; the other pages of that build are reused as they are.
+    Pages of notebooks that no longer exist are removed.  Prints which pages are reused, and those older than their notebook."""
+    nbl = notebooks(nbs)
+    pages = {page_name(p.stem) for p in nbl}
+    for f in SRC.glob('*.ipynb'):
+        if f.stem not in pages: f.unlink()
+    run = [p for p in nbl if p in only or p.stem == 'index' or not (SRC / f'{page_name(p.stem)}.ipynb').exists()]
+    reused = [p for p in nbl if p not in run]
+    stale = [p.name for p in reused if p.stat().st_mtime > (SRC / f'{page_name(p.stem)}.ipynb').stat().st_mtime]
+    print(f'--only: executing {[p.stem for p in run]}; reusing the last build of {len(reused)} pages', flush=True)
+    if stale: print(f'--only: reused pages older than their notebook (run without --only to refresh): {stale}', flush=True)
+    return run
 
 
 def copy_assets(nbs: Path):
@@ -447,10 +489,12 @@ def copy_assets(nbs: Path):
 def build_site(args) -> int:
     t0 = time.time()
     nbs = Path(args.nbs).resolve() if args.nbs else nbs_dir()
-    for d in (SRC, HTML, LOGS): shutil.rmtree(d, ignore_errors=True)
-    SRC.mkdir(parents=True); LOGS.mkdir(parents=True)
+    only = select_notebooks(nbs, args.only) if args.only else None
+    for d in ((HTML,) if only else (SRC, HTML, LOGS)): shutil.rmtree(d, ignore_errors=True)
+    SRC.mkdir(parents=True, exist_ok=True); LOGS.mkdir(parents=True, exist_ok=True)
+    if only: only = reuse_pages(nbs, only)
     copy_assets(nbs)
-    failed = execute_all(nbs, args.jobs, args.timeout, args.cell_timeout)
+    failed = execute_all(nbs, args.jobs, args.timeout, args.cell_timeout, only)
     if failed:
         print(f'\nSITE BUILD FAILED: {len(failed)} notebook(s) failed to execute: {", ".join(failed)}', flush=True)
         if not args.keep_going: return 1
@@ -467,6 +511,7 @@ def build_site(args) -> int:
     if failed: return 1
     write_markdown_twins()
     stamp = {'notebooks': [p.name for p in notebooks(nbs)], 'pages': {p.name: f'{page_name(p.stem)}.html' for p in notebooks(nbs)}, 'built': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+             'executed': [p.name for p in (only or notebooks(nbs))],
              'execute_seconds': round(t1 - t0, 1), 'sphinx_seconds': round(time.time() - t1, 1),
              'min_text_px': MIN_TEXT_PX, 'figure_rc': FIGURE_RC,
              'figures': {f.stem: json.loads(f.read_text())['metadata'].get('dpnotes', {}).get('figures', [])
@@ -581,6 +626,9 @@ def main(argv=None) -> int:
     s.add_argument('--nbs', help='notebooks folder (default: nbs_path of pyproject.toml)')
     s.add_argument('--keep-going', action='store_true', help='render pages even if notebooks fail (still exit 1)')
     s.add_argument('--no-warnings-as-errors', action='store_true', help='do not pass -W to sphinx-build')
+    s.add_argument('--only', action='append', metavar='NAMES',
+                   help='execute only these notebooks (e.g. `--only 10_jl_sensitivity,panel`) and reuse the pages of the last '
+                        'build for the others (the home page is always re-executed); much faster while editing a few pages')
     r = sub.add_parser('readme', help='write README.md from nbs/index.ipynb')
     r.add_argument('--check', action='store_true', help='only check that README.md is up to date')
     e = sub.add_parser('exec-one', help=argparse.SUPPRESS)

@@ -16,7 +16,7 @@ from scipy import optimize, special, stats
 from scipy.linalg import blas
 
 from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler,
-                             gaussian_delta, gaussian_sigma_dprp, gaussian_noise, add_gaussian)
+                             gaussian_delta, gaussian_sigma, gaussian_sigma_dprp, gaussian_noise, add_gaussian)
 
 # %% auto #0
 __all__ = ['THEOREM_A_METHODS', 'gaussian_projection', 'jl_distortion', 'chi2_tail_quantile', 'jl_sensitivity_bound',
@@ -237,7 +237,9 @@ def jl_gaussian_release(X, # (n, d) data, array or DataFrame; rows with ||x|| <=
 
 # %% ../nbs/10_jl_sensitivity.ipynb #878bc129
 def jl_panel(k:int=20, d:int=30, epsilon:float=1.0, delta:float=1e-3, n_mc:int=1000, rng=None):
-    "Figure: Monte Carlo ||zR|| vs the Lemma 2 levels (left) and sigma_1 of the three Theorem A calibrations (right)."
+    """Figure: Monte Carlo ||zR|| vs the Lemma 2 levels (left) and sigma_1 of the three Theorem A calibrations (right), each beside its
+    baseline: ||z|| = Z = 1 (no projection) on the left, the Gaussian mechanism for sensitivity Z without a projection on the right.
+    A fixed `rng` (the panels use 0) is for tests and teaching; nothing here is a release."""
     import matplotlib.pyplot as plt
     k, d, n_mc = check_int(k, 'k'), check_int(d, 'd'), check_int(n_mc, 'n_mc')
     rng = as_rng(rng)
@@ -250,10 +252,13 @@ def jl_panel(k:int=20, d:int=30, epsilon:float=1.0, delta:float=1e-3, n_mc:int=1
     a1.hist(vals, bins=40, density=True, alpha=0.6, label=r'$\|zR\|$, fresh $R$')
     for x_, lab, sty in [(lm, 'Laurent-Massart', '--'), (ex, r'exact $\chi^2$', '-'), (op, r'$\|R\|_{op}$ (known R)', ':')]:
         a1.axvline(x_, ls=sty, color='k', label=f'{lab}: {x_:.2f}')
+    a1.axvline(1.0, ls='-.', color='C3', label=r'baseline $\|z\| = 1$ (no projection)')
     a1.set_title(f'exceed rate {np.mean(vals > ex):.3f} vs delta {delta:g}', fontsize=10)
     a1.legend(fontsize=8, ncol=2, loc='upper center', bbox_to_anchor=(0.5, -0.12))
     sig = [theorem_a_sigma(epsilon, delta, 1.0, k, method=m) if (m == 'exact' or delta < 0.5) else np.nan
            for m in THEOREM_A_METHODS]
-    a2.bar(THEOREM_A_METHODS, sig); a2.set_ylabel(r'$\sigma_1$ (Z = 1)'); a2.set_title(f'eps={epsilon:g}, k={k}', fontsize=10)
-    a2.tick_params(axis='x', labelsize=9)
+    base = gaussian_sigma(1.0, epsilon, delta)        # baseline: the Gaussian mechanism on X itself, sensitivity Z = 1
+    a2.bar(THEOREM_A_METHODS, sig); a2.axhline(base, ls='-.', color='C3', label=f'no projection: {base:.2f}')
+    a2.set_ylabel(r'$\sigma_1$ (Z = 1)'); a2.set_title(f'eps={epsilon:g}, k={k}', fontsize=10)
+    a2.legend(fontsize=8, loc='upper center', bbox_to_anchor=(0.5, -0.12)); a2.tick_params(axis='x', labelsize=9)
     return fig

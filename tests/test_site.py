@@ -17,7 +17,11 @@ What a reader needs beyond that, each a check that can fail:
   and most code cells do not scroll sideways (they wrap: docs/README.md);
 * figure text at least 10 CSS px on the page: the build records each figure's smallest font (points) and the PNG's
   pixels per point; displayed width / natural width x points x pixels per point is the size a reader sees;
-* no page names a paper by a file number or refers to the project's issues.
+* no page names a paper by a file number or refers to the project's issues;
+* every norm the notebooks write (`\\|x\\|`, `\\lVert x\\rVert`) is still a norm on the page, not bars `|x|`;
+* nothing wider than its column (tables, display formulas, code blocks, outputs) unless it scrolls in its own box;
+* static panels (`dpnotes.panel`) respond to their controls: moving a slider or choosing from a menu shows the matching
+  pre-rendered view, with no kernel and nothing fetched; their figures' text is readable too.
 """
 import functools
 import http.server
@@ -350,7 +354,8 @@ OVERFLOW_JS = r"""() => {
   const right = colBox.right - parseFloat(cs.paddingRight) + 1;   // the right edge of the column's content
   const scrolls = (e) => { const o = getComputedStyle(e).overflowX; return o === 'auto' || o === 'scroll'; };
   const out = {cut: [], code: 0, codeScroll: [], colWidth: Math.round(colBox.width)};
-  const els = [...col.querySelectorAll('table'), ...col.querySelectorAll('mjx-container[display="true"]')];
+  const els = [...col.querySelectorAll('table'), ...col.querySelectorAll('mjx-container[display="true"]'),
+               ...col.querySelectorAll('pre'), ...col.querySelectorAll('.dpnotes-panel')];
   for (const e of els) {
     // how far right the element or anything inside it reaches (cells' content can overflow a table's box)
     let reach = e.getBoundingClientRect().right;
@@ -374,8 +379,17 @@ OVERFLOW_JS = r"""() => {
 }"""
 
 
-FIG_JS = """() => Array.from(document.querySelectorAll('main .cell_output img')).map(i => ({
+FIG_JS = """() => Array.from(document.querySelectorAll('main .cell_output img')).filter(i => !i.closest('.dpnotes-panel')).map(i => ({
   shown: i.getBoundingClientRect().width, natural: i.naturalWidth, src: i.getAttribute('src')}))"""
+
+# figures inside static panels carry their own record (data-min-font-pt, data-px-per-pt); a hidden view's image would be
+# shown at min(its natural width, the width of the panel's content box)
+PANEL_FIG_JS = """() => Array.from(document.querySelectorAll('main .dpnotes-panel img[data-min-font-pt]')).map(i => {
+  const box = i.closest('.dpnotes-panel'), cs = getComputedStyle(box);
+  const avail = box.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+  return {shown: Math.min(i.naturalWidth, avail), natural: i.naturalWidth, pt: parseFloat(i.dataset.minFontPt),
+          pxPerPt: parseFloat(i.dataset.pxPerPt), panel: box.id, key: i.closest('.dpnotes-panel-view').dataset.key};
+})"""
 
 
 def _figure_report(page, name: str, recs: list[dict]) -> list[str]:
@@ -395,11 +409,40 @@ def _figure_report(page, name: str, recs: list[dict]) -> list[str]:
     return small
 
 
+_re_code_span = re.compile(r'```.*?```|`[^`\n]*`', re.S)
+_re_math = re.compile(r'\$\$(.+?)\$\$|(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$', re.S)
+_re_norm = re.compile(r'\\\||\\[lr]?Vert\b|‖')
+
+
+def _source_norms(nb: Path) -> list[str]:
+    "Math snippets of the notebook's markdown that contain a norm (`\\|`, `\\Vert`, `\\lVert`), code spans left out."
+    cells = json.loads(nb.read_text())['cells']
+    md = _re_code_span.sub(' ', '\n'.join(''.join(c['source']) for c in cells if c['cell_type'] == 'markdown'))
+    return [a or b for a, b in _re_math.findall(md) if _re_norm.search(a or b)]
+
+
+NORMS_JS = r"""() => ((window.MathJax && MathJax.startup && MathJax.startup.document) ?
+  Array.from(MathJax.startup.document.math).map(it => it.math).filter(t => /\\\||\\[lr]?Vert\b|‖/.test(t)).length : -1)"""
+
+
+def _norm_report(page, nb: Path) -> list[str]:
+    """A norm `\\|x\\|` that a table (or an escape) stripped of its backslash renders as bars |x|: every math snippet of the
+    notebook written with a norm must still be typeset with one (the page may have more: API entries)."""
+    want = _source_norms(nb)
+    if not want: return []
+    got = page.evaluate(NORMS_JS)
+    if got < len(want):
+        return [f'{len(want)} math snippets of the notebook contain a norm but only {got} on the page do: a `\\|` rendered as '
+                f'a bar? (first ones in the source: {want[:3]})']
+    return []
+
+
 @pytest.mark.parametrize('nb', notebooks(), ids=lambda p: p.stem)
 def test_page_layout(page, site, nb):
-    """What a reader sees at 1280 px on one page: tables intact (`|` of a code span or `\\|` of math splits no row),
-    wide tables and display formulas scroll inside their own box, at most 10 % of code cells scroll sideways (they
-    wrap), and every figure's smallest text is at least 10 CSS px (the build's records, the page's sizes)."""
+    """What a reader sees at 1280 px on one page: tables intact (`|` of a code span or `\\|` of math splits no row), norms
+    still norms, wide tables, display formulas, code blocks and panels scroll inside their own box, at most 10 % of code
+    cells scroll sideways (they wrap), and every figure's smallest text is at least 10 CSS px (the build's records, the
+    page's sizes; a static panel's figures by their own records)."""
     name = page_name(nb.stem)
     records = json.loads(STAMP.read_text()).get('figures')
     if records is None: pytest.fail('the site build recorded no figure sizes (docs/build.py too old?)')
@@ -413,6 +456,11 @@ def test_page_layout(page, site, nb):
     if len(r['codeScroll']) > MAX_SCROLLING_CODE * r['code']:
         problems.append(f"{len(r['codeScroll'])} of {r['code']} code cells scroll sideways: {r['codeScroll'][:5]}")
     problems += _figure_report(page, name, records.get(name, []))
+    for f in page.evaluate(PANEL_FIG_JS):
+        px = f['shown'] / f['natural'] * f['pt'] * f['pxPerPt'] if f['natural'] else 0
+        if px < MIN_TEXT_PX - 0.05:
+            problems.append(f"{name}.html panel {f['panel']} view {f['key']}: smallest text {f['pt']} pt is {px:.1f} px")
+    problems += _norm_report(page, nb)
     assert not problems, f'{nb.name}: {len(problems)} layout problems:\n' + '\n'.join(problems)
 
 
@@ -426,3 +474,86 @@ def test_llms_txt_links_resolve(site):
     assert not missing, f'llms.txt links pages the site does not have: {missing}'
     for nb, name in _pages():
         assert (HTML / f'{name}.html.md').exists(), f'{name}.html.md (markdown twin of {nb.name}) is missing'
+
+
+# ----------------------------------------------------------------------------- static panels
+PANEL_STATE_JS = """(id) => { const r = document.getElementById(id);
+  const vis = Array.from(r.querySelectorAll('.dpnotes-panel-view')).filter(v => !v.hidden && v.offsetParent !== null);
+  return {current: r.dataset.current, visible: vis.map(v => v.dataset.key), html: vis.length ? vis[0].innerHTML.length + ':' +
+          vis[0].innerHTML.slice(-200) : '', controls: Array.from(r.querySelectorAll('[data-dpnotes-param]')).map(c =>
+          ({id: c.id, tag: c.tagName.toLowerCase(), value: c.value, n: c.tagName === 'SELECT' ? c.options.length : +c.max + 1})),
+          views: r.querySelectorAll('.dpnotes-panel-view').length}; }"""
+
+
+def _move_panels(page, where: str) -> list[str]:
+    """Operate every control of every static panel of the open page as a reader would (arrow key on a slider, a choice in a
+    menu) and check that exactly one view is visible, that its key is the controls' indices, and that it changed."""
+    bad = []
+    ids = page.evaluate("() => Array.from(document.querySelectorAll('.dpnotes-panel')).map(p => p.id)")
+    for pid in ids:
+        st = page.evaluate(PANEL_STATE_JS, pid)
+        if len(st['visible']) != 1: bad.append(f'{where} {pid}: {len(st["visible"])} views visible before any change'); continue
+        if not st['controls']: continue
+        for c in st['controls']:
+            before = page.evaluate(PANEL_STATE_JS, pid)
+            loc = page.locator(f'#{c["id"]}')
+            loc.scroll_into_view_if_needed()
+            new = (int(before['controls'][[x['id'] for x in before['controls']].index(c['id'])]['value']) + 1) % c['n']
+            if c['tag'] == 'select': loc.select_option(str(new))
+            else:
+                loc.focus()
+                page.keyboard.press('Home' if new == 0 else 'ArrowRight')
+            after = page.evaluate(PANEL_STATE_JS, pid)
+            want = '-'.join(x['value'] for x in after['controls'])
+            if [x['value'] for x in after['controls']] == [x['value'] for x in before['controls']]:
+                bad.append(f'{where} {pid}: operating {c["id"]} did not change its value'); continue
+            if after['visible'] != [want]:
+                bad.append(f'{where} {pid}: controls at {want} but visible views are {after["visible"]}')
+            elif after['html'] == before['html']:
+                bad.append(f'{where} {pid}: operating {c["id"]} left the same view on screen')
+    return bad
+
+
+def test_static_panels_respond(page, site):
+    "On every page with static panels, each control moves the view (pages whose notebooks build panels must show them)."
+    bad, n = [], 0
+    for nb, name in _pages():
+        builds = 'static_panel(' in _default_code(nb)
+        _open(page, f'{site}/{name}.html')
+        count = page.locator('.dpnotes-panel').count()
+        if builds and not count: bad.append(f'{name}.html: the notebook builds a static panel but the page shows none'); continue
+        if not count: continue
+        n += count
+        assert 'pre-rendered' in page.locator('.dpnotes-panel').first.inner_text().lower(), f'{name}.html: the panel does not say it is pre-rendered'
+        bad += _move_panels(page, f'{name}.html')
+        if 'An interactive widget is here' in page.locator('main').inner_text():
+            bad.append(f'{name}.html has a static panel but its widget note does not point to it')
+    assert n, 'no static panel on any page'
+    assert not page.errors, f'JavaScript errors: {page.errors}'
+    assert not page.external, f'requests leaving the site: {page.external}'
+    assert not bad, '\n'.join(bad)
+
+
+def test_static_panel_standalone(browser, tmp_path):
+    "A panel written to a file on its own (no site, no Sphinx, no network) responds to its controls in Chromium."
+    import sys
+    if str(ROOT) not in sys.path: sys.path.insert(0, str(ROOT))
+    from dpnotes.panel import static_panel
+    p = static_panel(lambda a, b, c: f'a={a} b={b} c={c}', {'a': [1, 2, 3], 'b': ['x', 'y'], 'c': [0.5]}, title='t')
+    f = tmp_path / 'panel.html'
+    f.write_text(f'<!doctype html><html><body><main>{p._repr_html_()}</main></body></html>')
+    ctx = browser.new_context(viewport={'width': 1280, 'height': 900})
+    pg = ctx.new_page()
+    errors, external = [], []
+    pg.on('pageerror', lambda e: errors.append(str(e)))
+    pg.route('**/*', lambda r: (external.append(r.request.url), r.abort()) if r.request.url.startswith('http') else r.continue_())
+    pg.goto(f.as_uri())
+    visible = lambda: pg.locator('.dpnotes-panel-view:visible').all_inner_texts()
+    assert visible() == ['a=2 b=x c=0.5'], visible()            # the middle of each list is shown first
+    pg.locator('input[type=range]').focus(); pg.keyboard.press('ArrowRight')
+    assert visible() == ['a=3 b=x c=0.5'], visible()
+    pg.locator('select').select_option('1')
+    assert visible() == ['a=3 b=y c=0.5'], visible()
+    assert pg.locator('output').inner_text() == '3'
+    assert not errors and not external, (errors, external)
+    ctx.close()
