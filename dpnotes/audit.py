@@ -1,4 +1,5 @@
-"""Lower confidence bounds on ε from samples of a mechanism on two neighbouring datasets, and an adversarial search for sensitivities.
+"""Lower confidence bounds on ε from samples of a mechanism on two neighbouring datasets, and an adversarial search
+for sensitivities.
 
 Docs: https://dpnotes.github.io/dpnotes/audit.html.md"""
 

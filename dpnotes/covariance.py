@@ -1,4 +1,5 @@
-"""Sensitivity of second-moment matrices of norm-bounded rows, the symmetric Gaussian release (Analyze Gauss), and the entrywise L1 sensitivity behind RON-Gauss and PCA-Gauss.
+"""Sensitivity of second-moment matrices of norm-bounded rows, the symmetric Gaussian release (Analyze Gauss), and
+the entrywise L1 sensitivity behind RON-Gauss and PCA-Gauss.
 
 Docs: https://dpnotes.github.io/dpnotes/covariance_sensitivity.html.md"""
 

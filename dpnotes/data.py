@@ -1,4 +1,5 @@
-"""The tables of the DPRP and DP-SYN experiments, shipped or fetched with checksums, a user's own table in one call, and a public schema of a table's domain.
+"""The tables of the DPRP and DP-SYN experiments, shipped or fetched with checksums, a user's own table in one
+call, and a public schema of a table's domain.
 
 Docs: https://dpnotes.github.io/dpnotes/data.html.md"""
 

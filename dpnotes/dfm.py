@@ -1,4 +1,5 @@
-"""Most random orthonormal projections of high-dimensional data look Gaussian: when it holds, when it fails, and how to measure it.
+"""Most random orthonormal projections of high-dimensional data look Gaussian: when it holds, when it fails, and
+how to measure it.
 
 Docs: https://dpnotes.github.io/dpnotes/dfm_effect.html.md"""
 
@@ -12,8 +13,7 @@ import warnings
 # %% auto #0
 __all__ = ['SYNTHETIC_FAMILIES', 'haar_orthonormal', 'uniform_qr_orthonormal', 'dfm_threshold', 'check_dims', 'dfm_preprocess',
            'regularity_diagnostics', 'table1_conditions', 'project', 'GaussianityResult', 'energy_statistic',
-           'energy_test', 'mardia_test', 'synthetic_data', 'gaussianity_profile', 'gaussian_misfit_utility',
-           'dfm_panel_data']
+           'energy_test', 'mardia_test', 'synthetic_data', 'gaussianity_profile', 'dfm_panel_data']
 
 # %% ../nbs/30_dfm_effect.ipynb #ee097513
 from functools import lru_cache
@@ -387,40 +387,6 @@ def gaussianity_profile(X, # (n, m) pre-processed data (see `dfm_preprocess`)
             rows.append(dict(p=int(p), rep=r, n=e.n, energy=e.distance, energy_crit=e.critical / e.n,
                              p_energy=e.pvalue, p_mardia=pm))
     return pd.DataFrame(rows)
-
-# %% ../nbs/30_dfm_effect.ipynb #bd52bed1
-def gaussian_misfit_utility(X, y, # data (n, m) and labels (n,)
-                            p:int=5, # projection dimension
-                            scale=None, # passed to `dfm_preprocess`
-                            test_size:float=0.3, # fraction held out
-                            model:str='logreg', # classifier for `dpnotes.evaluate.tstr`
-                            max_n:int=300, # rows per class used by the energy test
-                            rng=None, # None | int | Generator
-                           ) -> dict:
-    "Non-private RON-Gauss misfit: accuracy on real projected vs per-class-Gaussian synthetic data, and the class-averaged energy distance."
-    from dpnotes.evaluate import tstr
-    from sklearn.model_selection import train_test_split
-    A, _ = as_matrix(X); yv = np.asarray(y)
-    if len(yv) != len(A): raise ValueError(f"y has {len(yv)} entries, X has {len(A)} rows")
-    rng = as_rng(rng)
-    Xp = dfm_preprocess(A, scale=scale)
-    Y, _ = project(Xp, p, rng=rng, warn=False)
-    tr, te = train_test_split(np.arange(len(Y)), test_size=test_size, stratify=yv, random_state=int(rng.integers(2**31 - 1)))
-    Ytr, ytr = Y[tr], yv[tr]
-    syn, ysyn, dists = [], [], []
-    for c in np.unique(ytr):
-        Yc = Ytr[ytr == c]
-        if len(Yc) < p + 2: continue
-        mu, S = Yc.mean(axis=0), np.cov(Yc, rowvar=False) + 1e-12 * np.eye(p)
-        syn.append(rng.multivariate_normal(mu, S, size=len(Yc))); ysyn.append(np.full(len(Yc), c))
-        try: dists.append(energy_test(Yc, 'whiten', n_null=99, max_n=max_n, rng=rng).distance)
-        except ValueError: dists.append(np.nan)
-    real = tstr(Ytr, ytr, Y[te], yv[te], model=model, rng=rng)['accuracy']
-    gauss = tstr(np.vstack(syn), np.concatenate(ysyn), Y[te], yv[te], model=model, rng=rng)['accuracy']
-    base = float(np.max(np.unique(yv[te], return_counts=True)[1]) / len(te))
-    head = real - base     # headroom above the majority-class rate; the relative gap is undefined without one
-    return dict(acc_real=real, acc_gauss=gauss, majority=base, gap=real - gauss,
-                rel_gap=(real - gauss) / head if head > 0.02 else float('nan'), distance=float(np.nanmean(dists)))
 
 # %% ../nbs/30_dfm_effect.ipynb #4f61a9d9
 def dfm_panel_data(X, # (n, m) raw data

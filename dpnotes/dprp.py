@@ -1,6 +1,6 @@
-"""Gondara & Wang (UAI 2020), Algorithm 1, derived and checked: the reconstruction algebra, the privacy of $P'$ and of the
-noisy second-moment matrix, an honest private choice of $k_1$, row-chunked release, end-to-end audits of the public calls,
-and the paper's Tables 2 and 3.
+"""Gondara & Wang (UAI 2020), Algorithm 1, derived and checked: the reconstruction algebra, the privacy of $P'$ and
+of the noisy second-moment matrix, an honest private choice of $k_1$, row-chunked release and end-to-end audits
+of the public calls (the paper's Tables 2 and 3 are reproduced on their own page).
 
 Docs: https://dpnotes.github.io/dpnotes/dprp.html.md"""
 

@@ -1,4 +1,5 @@
-"""Train on synthetic, test on real (TSTR): accuracy and AUPRC of a classifier fitted to released data and scored on real held-out records, with the non-private reference beside it.
+"""Train on synthetic, test on real (TSTR): accuracy and AUPRC of a classifier fitted to released data and scored
+on real held-out records, with the non-private reference beside it.
 
 Docs: https://dpnotes.github.io/dpnotes/evaluate.html.md"""
 

@@ -1,4 +1,5 @@
-"""Neighbouring datasets, sensitivity, the Laplace and Gaussian mechanisms (three calibrations), a privacy budget, and the package's conventions for randomness and input checking.
+"""Neighbouring datasets, sensitivity, the Laplace and Gaussian mechanisms (three calibrations), a privacy budget,
+and the package's conventions for randomness and input checking.
 
 Docs: https://dpnotes.github.io/dpnotes/privacy.html.md"""
 

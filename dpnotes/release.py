@@ -1,4 +1,5 @@
-"""From a user's table to a differentially private table: a public schema, one protocol for every method, a ledger of every charge, and the output back in the input's columns, units and types.
+"""From a user's table to a differentially private table: a public schema, one protocol for every method, a ledger
+of every charge, and the output back in the input's columns, units and types.
 
 Docs: https://dpnotes.github.io/dpnotes/release.html.md"""
 

@@ -16,11 +16,14 @@ DATA = {'data'}
 FRONT = {'release', 'cli'}
 REPRODUCTIONS = {'reproduce', 'repro_jl', 'repro_gauss', 'repro_dprp', 'repro_dpsyn'}
 OUTSIDE = {'evaluate', 'audit', 'bench'} | REPRODUCTIONS
-LAYERS = dict(primitives=PRIMITIVES, results=RESULTS, mechanisms=MECHANISMS, data=DATA, front=FRONT, outside=OUTSIDE)
+PRESENTATION = {'panel'}   # static widget panels for the site: numpy/matplotlib/IPython only
+LAYERS = dict(primitives=PRIMITIVES, results=RESULTS, mechanisms=MECHANISMS, data=DATA, front=FRONT, outside=OUTSIDE,
+              presentation=PRESENTATION)
 
 # Which dpnotes modules each module may import (the table of the architecture note).
 ALLOWED = {
     **{m: set() for m in PRIMITIVES},
+    **{m: set() for m in PRESENTATION},
     # results build on primitives; a later derivation may reuse an earlier one (dfm uses the covariance's row normalisation)
     'jl': PRIMITIVES, 'covariance': PRIMITIVES, 'dfm': PRIMITIVES | {'covariance'},
     **{m: PRIMITIVES | RESULTS for m in MECHANISMS},
@@ -35,8 +38,6 @@ ALLOWED = {
 KNOWN = {
     ('dpsyn', 'dprp'): "DP-SYN reuses DPRP's check_classes, CLASSES_MESSAGE and private_bounds: they belong in `privacy` "
                        "(a label-domain check and a private quantile are primitives); move them down in 00_privacy",
-    ('dfm', 'evaluate'): "gaussian_misfit_utility (a non-private utility experiment on the DFM page) calls evaluate.tstr "
-                         "inside the function; it is experiment code and belongs in a reproduction module",
 }
 
 
