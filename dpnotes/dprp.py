@@ -13,14 +13,14 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fractions, check_sampler, as_matrix,
-                             gaussian_sigma, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget)
+                             gaussian_sigma, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget,
+                             CLASSES_MESSAGE, check_classes, dp_quantile, private_bounds, BOUND_GRID)
 from .jl import gaussian_projection, theorem_a_sigma, THEOREM_A_METHODS
 from .covariance import gram_l2_sensitivity, sym_from_upper
 
 # %% auto #0
-__all__ = ['THEOREM_B_METHODS', 'BOUND_GRID', 'CLASSES_MESSAGE', 'reconstruction_operator', 'dprp_reconstruct', 'expected_error',
-           'theorem_b_sigma', 'k1_utility', 'select_k1', 'k1_probabilities', 'safe_unit_rows', 'Preprocessor',
-           'dp_quantile', 'private_bounds', 'check_classes', 'DPRP']
+__all__ = ['THEOREM_B_METHODS', 'reconstruction_operator', 'dprp_reconstruct', 'expected_error', 'theorem_b_sigma', 'k1_utility',
+           'select_k1', 'k1_probabilities', 'safe_unit_rows', 'Preprocessor', 'DPRP']
 
 # %% ../nbs/40_dprp.ipynb #319caee4
 def top_eigvecs(M, # symmetric (m, m) matrix, e.g. the noisy second moment
@@ -175,62 +175,6 @@ class Preprocessor:
         F = self.unscale(Z[:, :d] / self.w)
         if self.classes is None: return F, None
         return F, self.classes[np.argmax(Z[:, d:], axis=1)]
-
-# %% ../nbs/40_dprp.ipynb #67969cf3
-BOUND_GRID = np.concatenate([-10.0 ** (np.arange(72, -49, -1) / 8), [0.0], 10.0 ** (np.arange(-48, 73) / 8)])
-
-def dp_quantile(x, # 1-D private values
-                q:float, # target quantile in [0, 1]
-                epsilon:float, # budget of this one selection
-                grid=None, # public sorted candidates (default BOUND_GRID)
-                rng=None, # None (fresh entropy) or a seed / Generator
-                pull:str|None=None, # 'up' / 'down': public tie-break, one count per grid step towards larger / smaller t
-                ) -> float:
-    """Exponential mechanism over a public grid with utility $-|\\#\\{x_i\\le t\\}-qn|$ (sensitivity 1): an epsilon-DP quantile.
-    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    g = BOUND_GRID if grid is None else np.sort(np.asarray(grid, dtype=float))
-    x = np.sort(np.asarray(x, dtype=float).ravel())
-    u = -np.abs(np.searchsorted(x, g, side='right') - q * len(x))
-    if pull is not None:
-        if pull not in ('up', 'down'): raise ValueError(f"pull must be 'up', 'down' or None, got {pull!r}")
-        steps = np.arange(len(g), dtype=float)
-        u = u + (steps if pull == 'up' else -steps)               # data independent: the sensitivity stays 1
-    return float(g[int(np.argmax(check_epsilon(epsilon) * u / 2 + as_rng(rng).gumbel(size=len(g))))])
-
-def private_bounds(X, # (n, d) private data
-                   epsilon:float, # total budget for all 2d selections
-                   tail:float=0.02, # quantile tau of the lower bound (upper: 1 - tau)
-                   grid=None, # public candidates (default BOUND_GRID)
-                   rng=None, # None (fresh entropy) or a seed / Generator
-                  ) -> tuple: # (lo, hi) arrays with hi > lo
-    """Per-feature private bounds: a private `tail`- and (1-`tail`)-quantile per feature, each with `epsilon / (2 d)`.
-    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    A, _ = as_matrix(X, 'X')
-    if not 0 < tail < 0.5: raise ValueError(f"bounds_tail must lie in (0, 0.5), got {tail}")
-    e = check_epsilon(epsilon) / (2 * A.shape[1])
-    g = BOUND_GRID if grid is None else np.sort(np.asarray(grid, dtype=float))
-    rng = as_rng(rng)
-    lo = np.array([dp_quantile(A[:, j], tail, e, g, rng, pull='up') for j in range(A.shape[1])])
-    hi = np.array([dp_quantile(A[:, j], 1 - tail, e, g, rng, pull='down') for j in range(A.shape[1])])
-    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
-    nxt = g[np.minimum(np.searchsorted(g, lo, side='right'), len(g) - 1)]
-    hi = np.where(hi > lo, hi, np.where(nxt > lo, nxt, lo + 1.0))
-    return lo, hi
-
-# %% ../nbs/40_dprp.ipynb #68ea4679
-CLASSES_MESSAGE = "classes: pass the public list of label values, e.g. classes=[0, 1]"
-
-def check_classes(classes) -> np.ndarray:
-    "Validate a public list of label values: non-empty, 1-D, no missing values, no duplicates, not a continuous target. Returns it sorted."
-    c = np.asarray(classes)
-    if c.ndim != 1 or c.size == 0: raise ValueError(f"classes must be a non-empty 1-D list of label values, got {classes!r}")
-    if pd.isna(c).any(): raise ValueError("classes must not contain missing values")
-    if c.dtype.kind == 'f' and np.any(c != np.round(c)):
-        raise ValueError("classes: non-integer float labels look like a continuous target; these estimators release class labels "
-                         "(regression is not supported): pass the list of label values")
-    u = np.unique(c)
-    if len(u) != len(c): raise ValueError(f"classes contains duplicate values: {classes!r}")
-    return u
 
 # %% ../nbs/40_dprp.ipynb #f9624902
 class DPRP:

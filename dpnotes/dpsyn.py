@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler, as_matrix, like_input,
                              gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget)
-from .dprp import check_classes, CLASSES_MESSAGE, private_bounds
+from .privacy import check_classes, CLASSES_MESSAGE, private_bounds
 
 # %% ../nbs/50_dp_syn.ipynb #7e745486
 def sgd_event(sample_rate:float, noise_multiplier:float) -> dpa.DpEvent:

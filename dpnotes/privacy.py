@@ -17,11 +17,12 @@ import pandas as pd
 from scipy import optimize, special
 
 # %% auto #0
-__all__ = ['SAMPLERS', 'as_rng', 'check_epsilon', 'check_delta', 'check_positive', 'check_int', 'check_fractions', 'InputMeta',
-           'as_matrix', 'like_input', 'replace_one', 'remove_one', 'add_one', 'distance', 'check_sampler',
-           'laplace_noise', 'gaussian_noise', 'laplace_scale', 'laplace_mech', 'gaussian_delta',
-           'gaussian_sigma_analytic', 'gaussian_sigma_classic', 'gaussian_sigma_dprp', 'gaussian_sigma',
-           'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget', 'safe_grid', 'add_laplace', 'add_gaussian']
+__all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'as_rng', 'check_epsilon', 'check_delta', 'check_positive', 'check_int',
+           'check_fractions', 'InputMeta', 'as_matrix', 'like_input', 'replace_one', 'remove_one', 'add_one',
+           'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise', 'laplace_scale', 'laplace_mech',
+           'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic', 'gaussian_sigma_dprp',
+           'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget', 'safe_grid',
+           'add_laplace', 'add_gaussian', 'check_classes', 'dp_quantile', 'private_bounds']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -464,3 +465,59 @@ def _safe_slack(epsilon:float, delta:float) -> tuple:
     "The (ε, δ) the 'safe' Gaussian calibrates for: room for the float64 acceptance step (see text)."
     e, d = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
     return e - min(1e-12, e / 2), d - min(1e-9 * d + 1e-21, d / 2)
+
+# %% ../nbs/00_privacy.ipynb #68ea4679
+CLASSES_MESSAGE = "classes: pass the public list of label values, e.g. classes=[0, 1]"
+
+def check_classes(classes) -> np.ndarray:
+    "Validate a public list of label values: non-empty, 1-D, no missing values, no duplicates, not a continuous target. Returns it sorted."
+    c = np.asarray(classes)
+    if c.ndim != 1 or c.size == 0: raise ValueError(f"classes must be a non-empty 1-D list of label values, got {classes!r}")
+    if pd.isna(c).any(): raise ValueError("classes must not contain missing values")
+    if c.dtype.kind == 'f' and np.any(c != np.round(c)):
+        raise ValueError("classes: non-integer float labels look like a continuous target; these estimators release class labels "
+                         "(regression is not supported): pass the list of label values")
+    u = np.unique(c)
+    if len(u) != len(c): raise ValueError(f"classes contains duplicate values: {classes!r}")
+    return u
+
+# %% ../nbs/00_privacy.ipynb #67969cf3
+BOUND_GRID = np.concatenate([-10.0 ** (np.arange(72, -49, -1) / 8), [0.0], 10.0 ** (np.arange(-48, 73) / 8)])
+
+def dp_quantile(x, # 1-D private values
+                q:float, # target quantile in [0, 1]
+                epsilon:float, # budget of this one selection
+                grid=None, # public sorted candidates (default BOUND_GRID)
+                rng=None, # None (fresh entropy) or a seed / Generator
+                pull:str|None=None, # 'up' / 'down': public tie-break, one count per grid step towards larger / smaller t
+                ) -> float:
+    """Exponential mechanism over a public grid with utility $-|\\#\\{x_i\\le t\\}-qn|$ (sensitivity 1): an epsilon-DP quantile.
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    g = BOUND_GRID if grid is None else np.sort(np.asarray(grid, dtype=float))
+    x = np.sort(np.asarray(x, dtype=float).ravel())
+    u = -np.abs(np.searchsorted(x, g, side='right') - q * len(x))
+    if pull is not None:
+        if pull not in ('up', 'down'): raise ValueError(f"pull must be 'up', 'down' or None, got {pull!r}")
+        steps = np.arange(len(g), dtype=float)
+        u = u + (steps if pull == 'up' else -steps)               # data independent: the sensitivity stays 1
+    return float(g[int(np.argmax(check_epsilon(epsilon) * u / 2 + as_rng(rng).gumbel(size=len(g))))])
+
+def private_bounds(X, # (n, d) private data
+                   epsilon:float, # total budget for all 2d selections
+                   tail:float=0.02, # quantile tau of the lower bound (upper: 1 - tau)
+                   grid=None, # public candidates (default BOUND_GRID)
+                   rng=None, # None (fresh entropy) or a seed / Generator
+                  ) -> tuple: # (lo, hi) arrays with hi > lo
+    """Per-feature private bounds: a private `tail`- and (1-`tail`)-quantile per feature, each with `epsilon / (2 d)`.
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
+    A, _ = as_matrix(X, 'X')
+    if not 0 < tail < 0.5: raise ValueError(f"bounds_tail must lie in (0, 0.5), got {tail}")
+    e = check_epsilon(epsilon) / (2 * A.shape[1])
+    g = BOUND_GRID if grid is None else np.sort(np.asarray(grid, dtype=float))
+    rng = as_rng(rng)
+    lo = np.array([dp_quantile(A[:, j], tail, e, g, rng, pull='up') for j in range(A.shape[1])])
+    hi = np.array([dp_quantile(A[:, j], 1 - tail, e, g, rng, pull='down') for j in range(A.shape[1])])
+    lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
+    nxt = g[np.minimum(np.searchsorted(g, lo, side='right'), len(g) - 1)]
+    hi = np.where(hi > lo, hi, np.where(nxt > lo, nxt, lo + 1.0))
+    return lo, hi

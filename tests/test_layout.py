@@ -36,8 +36,6 @@ ALLOWED = {
 
 # Known exceptions, each with the reason and the fix; the test fails when one disappears so that this list stays true.
 KNOWN = {
-    ('dpsyn', 'dprp'): "DP-SYN reuses DPRP's check_classes, CLASSES_MESSAGE and private_bounds: they belong in `privacy` "
-                       "(a label-domain check and a private quantile are primitives); move them down in 00_privacy",
 }
 
 
