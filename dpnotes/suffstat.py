@@ -183,7 +183,7 @@ def _radius(self:SuffStatGauss, d:int) -> float:
     if self.scaling in ('centre', 'box'): return k * math.sqrt(d / 12)
     return 1.0
 
-# %% ../nbs/22_suffstat_gauss.ipynb #2c31dc07
+# %% ../nbs/22_suffstat_gauss.ipynb #ba9ca882
 def _finite(A) -> np.ndarray:
     if not np.all(np.isfinite(A)): raise ValueError(f"X contains NaN or infinite values ({int((~np.isfinite(A)).sum())} entries)")
     return A
@@ -337,6 +337,30 @@ def sample(self:SuffStatGauss, n:int, rng=None, npartitions:int|None=None):
     self._check_fitted()
     n = check_int(n, 'n')
     g = self._g_sample if rng is None else as_rng(rng)
+    model = self._model()
+    yname = self.y_name_ if self.y_name_ is not None else 'y'
+    if npartitions is None and not getattr(self, '_on_dask', False):
+        Z, lab = _draw(g, n, *model)
+        return pd.DataFrame(Z, columns=self._columns()), pd.Series(lab, name=yname)
+    out = _sample_dask(model, self._columns(), n, g, npartitions)
+    return out[self._columns()], out[_LABEL].rename(yname)
+
+_LABEL = '__dpnotes_label__'   # the label column of a Dask sample, before it is split off
+
+def _sample_dask(model:tuple, columns, n:int, g, npartitions=None):
+    "A Dask DataFrame of n rows (columns + the label column `_LABEL`), each partition drawn on its worker from its own stream."
+    import dask.dataframe as dd
+    P = max(1, -(-n // ROWS_PER_PARTITION)) if npartitions is None else check_int(npartitions, 'npartitions')
+    sizes = [n // P + (i < n % P) for i in range(P)]
+    starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
+    seqs = partition_rngs(g, P)                               # one independent stream per output partition, never reused
+    meta = _draw_frame(np.random.SeedSequence(0), 0, 0, model, columns, _LABEL)
+    parts = [(q, m, s0, model, columns, _LABEL) for q, m, s0 in zip(seqs, sizes, starts)]
+    return dd.from_map(_draw_part, parts, meta=meta, enforce_metadata=False)
+
+@patch
+def _model(self:SuffStatGauss) -> tuple:
+    "The released model as plain arrays, in the argument order of `_draw` (post-processing of the release only)."
     k, d = self.means_.shape
     w = np.maximum(self.class_counts_, 0.0)
     w = w / w.sum() if w.sum() > 0 else np.full(k, 1.0 / k)
@@ -344,21 +368,7 @@ def sample(self:SuffStatGauss, n:int, rng=None, npartitions:int|None=None):
     for c in range(k):
         lam, V = np.linalg.eigh(self.cov_ if self.covs_ is None else self.covs_[c])
         factors.append((np.sqrt(np.maximum(lam, 0)), V))
-    model = (self.means_, factors, w, self.classes_, self.scaling, self.center_, self.scale_, self.bounds_)
-    yname = self.y_name_ if self.y_name_ is not None else 'y'
-    if npartitions is None and not getattr(self, '_on_dask', False):
-        Z, lab = _draw(g, n, *model)
-        return pd.DataFrame(Z, columns=self._columns()), pd.Series(lab, name=yname)
-    import dask.dataframe as dd
-    P = max(1, -(-n // ROWS_PER_PARTITION)) if npartitions is None else check_int(npartitions, 'npartitions')
-    sizes = [n // P + (i < n % P) for i in range(P)]
-    starts = np.r_[0, np.cumsum(sizes)[:-1]].tolist()
-    seqs = partition_rngs(g, P)                               # one independent stream per output partition, never reused
-    tag = '__dpnotes_label__'
-    meta = _draw_frame(np.random.SeedSequence(0), 0, 0, model, self._columns(), tag)
-    parts = [(q, m, s0, model, self._columns(), tag) for q, m, s0 in zip(seqs, sizes, starts)]
-    out = dd.from_map(_draw_part, parts, meta=meta, enforce_metadata=False)
-    return out[self._columns()], out[tag].rename(yname)
+    return (self.means_, factors, w, self.classes_, self.scaling, self.center_, self.scale_, self.bounds_)
 
 # %% ../nbs/22_suffstat_gauss.ipynb #6e5f733d
 @patch
