@@ -128,3 +128,50 @@ def test_end_to_end_audit_of_the_dask_call():
     print(f'dask call: eps_lb = {ok.epsilon_lb:.3f} (claimed 1); leaky variant: eps_lb = {leak.epsilon_lb:.3f}')
     assert ok.epsilon_lb <= 1.0
     assert leak.epsilon_lb > 2.0
+
+
+# ---- DPRP on Dask ----------------------------------------------------------------------------------------------
+def _dprp(**kw):
+    from dpnotes.dprp import DPRP
+    return DPRP(epsilon=4.0, delta=1e-5, k1='auto', k2=3, preprocess='bounds', bounds=(np.zeros(5), np.full(5, 10.0)),
+                classes=['a', 'b', 'c'], rng=2, sampler='safe', **kw)
+
+
+def test_dprp_same_plan_for_any_partitioning_and_dask_rows_out():
+    F = _table(3000); cols = [c for c in F.columns if c != 'label']
+    plans = []
+    for P in (1, 4, 16):
+        D = dd.from_pandas(F, npartitions=P)
+        est = _dprp()
+        Xo, yo = est.fit_release(D[cols], D['label'])
+        plans.append((est.k1_, est.sigma1_, est.V_, est.R_, est.M_))
+        assert is_dask(Xo) and is_dask(yo)
+    for p in plans[1:]:
+        assert p[0] == plans[0][0] and p[1] == plans[0][1]
+        for a, b in zip(p[2:], plans[0][2:]): assert np.array_equal(a, b)
+    Xc, yc = Xo.compute(), yo.compute()
+    assert list(Xc.columns) == cols and len(Xc) == len(F) and yc.name == 'label' and set(yc) <= {'a', 'b', 'c'}
+    assert np.isfinite(Xc.to_numpy()).all()
+    # the in-memory path uses the float Gram matrix: its V differs from the exact one only by the quantisation
+    mem = _dprp(); mem.fit_release(F[cols], F['label'])
+    assert mem.k1_ == plans[0][0]
+    assert np.allclose(np.abs(mem.V_.T @ plans[0][2]), np.eye(3), atol=1e-2)
+
+
+def test_dprp_dask_noise_has_the_calibrated_scale():
+    """Pass 2 draws the noise of P' = XR + N per partition. On one row repeated n times (4 partitions, fixed k1) the
+    released rows are E R M + N M plus a constant: their variance per column is sigma_1^2 times the column's squared
+    norm of M, scaled back to the original units (unscale is linear: no clipping)."""
+    from dpnotes.dprp import DPRP
+    n = 4000
+    F = pd.DataFrame(np.full((n, 5), 5.0), columns=[f'c{j}' for j in range(5)])
+    D = dd.from_pandas(F, npartitions=4)
+    est = DPRP(epsilon=2.0, delta=1e-5, k1=10, k2=3, preprocess='bounds', bounds=(np.zeros(5), np.full(5, 10.0)), rng=4)
+    Xo = est.fit_release(D).compute().to_numpy()
+    # reconstruction is linear: released rows = E R M + N M (N i.i.d. N(0, s1^2)); their spread comes from N M alone
+    resid = Xo - Xo.mean(0)
+    M = est.M_
+    pred_var = est.sigma1_**2 * np.sum(M * M, axis=0) * (est._pre.c * 10.0)**2     # per output column, in original units
+    emp_var = resid.var(0, ddof=1)
+    # chi-square: var estimate over n rows has relative s.e. sqrt(2/(n-1)); allow 5 s.e.
+    assert np.all(np.abs(emp_var / pred_var - 1) <= 5 * np.sqrt(2 / (n - 1))), (emp_var, pred_var)
