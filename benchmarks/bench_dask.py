@@ -119,6 +119,18 @@ def in_memory(n, q):
     q.put((t_plain, t_fit, t_all, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
 
 
+def save(rows):
+    "Merge this run's rows into data/results/bench_dask.csv (rows of the same n and step are replaced)."
+    out = Path(__file__).resolve().parents[1] / 'data' / 'results' / 'bench_dask.csv'
+    new = pd.DataFrame(rows)
+    if out.exists():
+        old = pd.read_csv(out)
+        keep = ~old.set_index(['n', 'path', 'step']).index.isin(new.set_index(['n', 'path', 'step']).index)
+        new = pd.concat([old[keep], new], ignore_index=True)
+    new.sort_values(['n', 'path']).to_csv(out, index=False, float_format='%.4g')
+    print(f"wrote {out}", flush=True)
+
+
 def main(sizes):
     from dask.distributed import Client, LocalCluster
     from dpnotes.suffstat import SuffStatGauss
@@ -135,7 +147,7 @@ def main(sizes):
             P = ddf.npartitions
             print(f"n={n:.0e} d={D} partitions={P}: unavoidable pass (X^T X, counts) {t_un:.1f}s; "
                   f"fit {t_fit:.1f}s (ratio {t_fit / t_un:.2f}); sample {t_smp:.1f}s; "
-                  f"release total ratio {(t_fit + t_smp) / t_un:.2f}; peak worker RSS {max(m_un, m_fit, m_smp):.0f} MB")
+                  f"release total ratio {(t_fit + t_smp) / t_un:.2f}; peak worker RSS {max(m_un, m_fit, m_smp):.0f} MB", flush=True)
             rows += [dict(n=n, d=D, path='dask', partitions=P, step='unavoidable pass (X^T X, counts)', seconds=t_un,
                           peak_mb=m_un, ratio_to_pass=1.0),
                      dict(n=n, d=D, path='dask', partitions=P, step='fit (2 exact passes + noise)', seconds=t_fit,
@@ -144,6 +156,7 @@ def main(sizes):
                           peak_mb=m_smp, ratio_to_pass=t_smp / t_un),
                      dict(n=n, d=D, path='dask', partitions=P, step='release (fit + sample)', seconds=t_fit + t_smp,
                           peak_mb=max(m_fit, m_smp), ratio_to_pass=(t_fit + t_smp) / t_un)]
+            save(rows)
             if n > DPRP_MAX: continue
             # DPRP: one exact pass for X^T X (plan on the driver), then X R + noise and the reconstruction on the workers
             from dpnotes.dprp import DPRP
@@ -177,12 +190,7 @@ def main(sizes):
                               ratio_to_pass=t_f / t_p),
                          dict(n=n, d=D, path='in memory', partitions=1, step='release (fit + sample)', seconds=t_a,
                               peak_mb=rss, ratio_to_pass=t_a / t_p)]
-    out = Path(__file__).resolve().parents[1] / 'data' / 'results' / 'bench_dask.csv'
-    old = pd.read_csv(out) if out.exists() else None
-    new = pd.DataFrame(rows)
-    if old is not None: new = pd.concat([old[~old['n'].isin(new['n'])], new], ignore_index=True)
-    new.sort_values(['n', 'path']).to_csv(out, index=False, float_format='%.4g')
-    print(f"wrote {out}")
+            save(rows)
 
 
 if __name__ == '__main__':
