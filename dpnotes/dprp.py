@@ -341,7 +341,10 @@ def _preprocessor(self:DPRP, A, labelled:bool, rng, budget:Budget) -> Preprocess
 @patch
 def fit_release(self:DPRP, X, y=None):
     """Release a private version of `X` (and `y`, which needs the public `classes=`): same shape, same columns
-    (DataFrame in, DataFrame out). Returns `X'`, or `(X', y')` when `y` is given."""
+    (DataFrame in, DataFrame out). Returns `X'`, or `(X', y')` when `y` is given. A Dask DataFrame or array in gives Dask
+    collections out (see `_fit_release_dask`: exact X^T X in one pass, the rows released on the workers)."""
+    from dpnotes.moments import is_dask
+    if is_dask(X): return self._fit_release_dask(X, y)
     self._validate()
     A, meta, yy = self._prepare(X, y)
     rngs = as_rng(self.rng).spawn(5)
@@ -367,6 +370,54 @@ def _output(self:DPRP, Z, d:int, meta, y):
     if y is None: return Xo
     yo = pd.Series(yl, index=getattr(y, 'index', None), name=getattr(y, 'name', None)) if isinstance(y, pd.Series) else yl
     return Xo, yo
+
+# %% ../nbs/40_dprp.ipynb #dc4b1b24
+def _dprp_part(A, y, pre, est, R, M, s1, seq, d:int, columns, tag):
+    "Pass 2 on one partition (on its worker): encode, X R + noise from the partition's own stream, reconstruct, decode."
+    from dpnotes.moments import _as_block
+    A = _as_block(A)
+    Z = est._release_rows(pre.encode(A, None if y is None else np.asarray(y)), R, M, s1, np.random.default_rng(seq))
+    F, yl = pre.decode(Z, d)
+    out = pd.DataFrame(F, columns=columns)
+    if yl is not None: out[tag] = yl
+    return out
+
+@patch
+def _fit_release_dask(self:DPRP, X, y=None):
+    """`fit_release` on a Dask DataFrame or array (y: a Dask collection partitioned like X). Pass 1: the exact Gram matrix
+    of the encoded rows (`dpnotes.moments.exact_moments`, one `compute`); C', V, k1 and R are released on the driver,
+    once. Pass 2: a Dask collection of released rows, each partition with its own noise stream (`partition_rngs`)."""
+    from dpnotes.moments import exact_moments, partition_rngs, _dask_parts
+    import dask, dask.dataframe as dd
+    self._validate()
+    if isinstance(self.bounds, str): raise ValueError("a Dask input needs public bounds=(lo, hi) (bounds='private' would need a third pass)")
+    frame = hasattr(X, 'columns')
+    d = len(X.columns) if frame else X.shape[1]
+    if not frame and (X.ndim != 2 or math.isnan(d)): raise ValueError("X: pass a Dask DataFrame or a 2-D Dask array with known columns")
+    labelled = y is not None
+    if labelled and self.classes_ is None: raise ValueError(CLASSES_MESSAGE)
+    pre = Preprocessor(self.preprocess, self.bounds, self.clip_norm, self.classes_ if labelled else None)
+    # every encoded row has L2 norm <= 1; quantised by truncation toward zero it stays in the unit ball, so Theorem B's
+    # Gram sensitivity holds unchanged. The Gram matrix is exact: the same for any partitioning, hence so is the release.
+    enc = lambda A, yb: (pre.encode(A, yb), np.zeros(len(A), dtype=np.int64))
+    mom = exact_moments(X, y, 1, prep=enc, bound=1.0, second='pooled')
+    n = int(mom['count'][0])
+    if n < 2: raise ValueError(f"X needs at least 2 rows, got {n}")
+    rngs = as_rng(self.rng).spawn(5)
+    self._pre, self.n_features_in_ = pre, d
+    R, M, s1 = self._plan(mom['second'], n, rngs, Budget(self.epsilon, self.delta, name='DPRP'))
+    # pass 2: the noise of P' is i.i.d. per row; each partition draws it from its own child stream (independent, never
+    # reused), so P' has the law of Theorem A whatever the partitioning
+    xs, ys = _dask_parts(X, y)
+    seqs = partition_rngs(rngs[3], len(xs))
+    columns = list(X.columns) if frame else [f'x{j}' for j in range(d)]
+    tag = '__dpnotes_label__'
+    meta = _dprp_part(np.zeros((0, d)), np.zeros(0, dtype=self.classes_.dtype) if labelled else None, pre, self, R, M, s1,
+                      np.random.SeedSequence(0), d, columns, tag)
+    parts = [dask.delayed(_dprp_part)(a, b, pre, self, R, M, s1, q, d, columns, tag) for a, b, q in zip(xs, ys, seqs)]
+    out = dd.from_delayed(parts, meta=meta, verify_meta=False)
+    Xo = out[columns]
+    return (Xo, out[tag].rename(getattr(y, 'name', None))) if labelled else Xo
 
 # %% ../nbs/40_dprp.ipynb #36344706
 @patch

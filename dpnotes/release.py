@@ -26,7 +26,8 @@ from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positi
 from .dprp import DPRP
 from .gauss import PCAGauss, RONGauss
 from .jl_release import jl_laplace_release, jl_laplace_scale
-from .suffstat import SuffStatGauss
+from .suffstat import SuffStatGauss, _sample_dask, _LABEL
+from .moments import is_dask
 from .dpsyn import DPSyn
 
 # %% auto #0
@@ -185,6 +186,7 @@ class Method:
     private = True                 # end-to-end DP as registered (False: a paper-faithful variant kept for comparison)
     uses_delta = True              # spends delta > 0
     uses_labels = True             # releases the label column
+    supports_dask = False          # accepts a Dask DataFrame (statistics by exact reductions, rows sampled on the workers)
     released_attributes = ('ledger_',)
     public_attributes = ('classes_', 'n_', 'n_features_in_', 'delta_', 'codec_', 'public_')
 
@@ -215,13 +217,27 @@ def _frame_of(data, label=None):
         return df, lab, data.schema
     raise TypeError(f"data must be a pandas DataFrame or a dpnotes.data.Dataset, got {type(data).__name__}")
 
+def _encode_part(part, codec) -> pd.DataFrame:
+    "One partition encoded through the schema (row-wise, public): the encoded columns and the label codes."
+    E, y = codec.encode(part)
+    out = pd.DataFrame(E, columns=[f'e{j}' for j in range(codec.width)], index=part.index)
+    if y is not None: out[_LABEL] = y
+    return out
+
 def _method_prepare(self, data, label=None):
     "Checks of the public inputs; returns (encoded rows E, label codes or None, n)."
-    df, label, carried = _frame_of(data, label)
+    on_dask = is_dask(data)
+    if on_dask:
+        if not type(self).supports_dask:
+            ok = [m for m, c in METHODS.items() if c.supports_dask]
+            raise ValueError(f"data: method {self.name!r} does not accept a Dask DataFrame; methods that do: {', '.join(ok)} "
+                             "(or pass an in-memory pandas frame, e.g. data.compute())")
+        if not hasattr(data, 'columns'): raise TypeError("data: pass a Dask DataFrame (the caller's columns), not a Dask array or series")
+    df, label, carried = (data._meta, label, None) if on_dask else _frame_of(data, label)   # a Dask frame: its empty metadata
     schema = as_schema(self.schema if self.schema is not None else carried)
     label = label if label is not None else schema.label
     if label is not None and label not in df.columns: raise ValueError(f"label: column {label!r} is not in the data")
-    if len(df) == 0: raise ValueError("data: the table is empty")
+    if not on_dask and len(df) == 0: raise ValueError("data: the table is empty")
     classes = self.classes
     if label is not None:
         cats = schema.columns[label].categories if label in schema.columns else None
@@ -237,8 +253,15 @@ def _method_prepare(self, data, label=None):
             raise ValueError(f"classes: a label needs at least two public classes, got {list(schema.columns[label].categories)}")
     elif self.uses_labels and self.classes is not None: raise ValueError("classes was given but no label column: pass label=")
     self.codec_ = TableCodec(schema, df.columns, label, dtypes=df.dtypes.to_dict())
-    E, y = self.codec_.encode(df)
-    self.n_, self.n_features_in_ = len(E), len(self.codec_.features)
+    if on_dask:                     # encoded on the workers; n (public under replace-one) is one counting pass
+        enc = data.map_partitions(_encode_part, self.codec_, meta=_encode_part(data._meta, self.codec_))
+        E, y = enc[[f'e{j}' for j in range(self.codec_.width)]], (enc[_LABEL] if label is not None else None)
+        n = int(len(data))
+        if n == 0: raise ValueError("data: the table is empty")
+    else:
+        E, y = self.codec_.encode(df); n = len(E)
+    self._on_dask = on_dask
+    self.n_, self.n_features_in_ = n, len(self.codec_.features)
     self.classes_ = list(schema.columns[label].categories) if label is not None else None
     self.delta_ = float(self.delta) if self.delta is not None else default_delta(self.n_)
     return E, y
@@ -286,6 +309,7 @@ def sample(self:Method, n: int | None = None) -> pd.DataFrame:
     "A released table of `n` rows (default: as many as the input, public under replace-one). Post-processing only."
     if not hasattr(self, 'ledger_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
     n = self.n_ if n is None else check_int(n, 'n')
+    if getattr(self, '_on_dask', False): return self._sample_dask(n, self._rng_)
     Z, y = self._sample(n, self._rng_)
     if self.original_units: return self.codec_.decode(Z, y)
     out = pd.DataFrame(Z, columns=[f'{self._prefix}{j}' for j in range(Z.shape[1])])
@@ -516,6 +540,7 @@ class SuffStatRelease(Method):
     guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion), replace-one neighbours'
     needs_public = 'schema (bounds, categories), classes, n'
     released_attributes = ('ledger_', 'model_')
+    supports_dask = True
 
     def _needs_labels(self): return True
 
@@ -530,6 +555,18 @@ class SuffStatRelease(Method):
     def _sample(self, n, rng):
         X, y = self.model_.sample(n, rng=rng)
         return X.to_numpy(dtype=float), y.to_numpy().astype(np.int64)
+
+    def _sample_dask(self, n, rng):
+        "A Dask DataFrame in the input's columns and units: rows drawn and decoded on the workers, one stream per partition."
+        m, codec = self.model_, self.codec_
+        out = _sample_dask(m._model(), m._columns(), n, rng)
+        return out.map_partitions(_decode_part, codec, m._columns(), meta=_decode_part(out._meta, codec, m._columns()))
+
+def _decode_part(part, codec, columns) -> pd.DataFrame:
+    "One sampled partition decoded through the schema (row-wise, public), keeping the partition's index."
+    out = codec.decode(part[columns].to_numpy(dtype=float), part[_LABEL].to_numpy().astype(np.int64))
+    out.index = part.index
+    return out
 
 # %% ../nbs/60_release.ipynb #d1a104f7
 METHODS: dict = {}
@@ -547,14 +584,14 @@ def methods() -> pd.DataFrame:
     "One row per registered method: name, paper, guarantee, what it needs public, whether its output is in original units."
     rows = [dict(name=c.name, system=c.system, paper=c.paper, private=c.private, guarantee=c.guarantee,
                  needs_public=c.needs_public, original_units=c.original_units, releases_label=c.uses_labels,
-                 uses_delta=c.uses_delta) for c in METHODS.values()]
+                 uses_delta=c.uses_delta, dask=c.supports_dask) for c in METHODS.values()]
     return pd.DataFrame(rows).set_index('name')
 
 # %% ../nbs/60_release.ipynb #b7442040
 @dataclass(repr=False)
 class Release:
     "The result of `release`: the released table, the ledger of every charge, and every input treated as public."
-    data: pd.DataFrame          # the released table
+    data: pd.DataFrame          # the released table (a Dask DataFrame when the input was one)
     ledger: pd.DataFrame        # step, mechanism, epsilon, delta, share
     public: pd.DataFrame        # item, value, why it may be public
     method: str
@@ -573,11 +610,12 @@ class Release:
         e, d = self.spent
         tag = '' if self.private else ' — NOT DP (paper-faithful variant)'
         units = 'original units' if self.original_units else "the method's own coordinates (not the input's units)"
-        return (f"Release({self.method!r}: {len(self.data)} rows x {self.data.shape[1]} columns in {units}; "
+        rows = f"a Dask DataFrame of {self.data.npartitions} partitions" if is_dask(self.data) else f"{len(self.data)} rows"
+        return (f"Release({self.method!r}: {rows} x {len(self.data.columns)} columns in {units}; "
                 f"spent ε={e:.4g} of {self.epsilon:.4g}, δ={d:.3g} of {self.delta:.3g}{tag})")
 
 # %% ../nbs/60_release.ipynb #dd6f228e
-def release(data, # a DataFrame (the caller's columns) or a `dpnotes.data.Dataset`
+def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`, or a Dask DataFrame (methods with `dask` in `methods()`)
             method: str, # a name in `methods()`
             epsilon: float, # total privacy budget
             delta: float | None = None, # total δ; None: min(1e-5, 1/(10 n))

@@ -13,10 +13,11 @@ import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler,
                              gaussian_noise, gaussian_delta, gaussian_sigma_analytic, add_gaussian)
+from .moments import exact_moments, is_dask, partition_rngs
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'LEVERS', 'zcdp_rho', 'zcdp_delta', 'zcdp_epsilon_bound', 'gauss_sigma_rho', 'unit_scale', 'clip_rows',
-           'upper_vec', 'from_upper_vec', 'split_rho', 'SuffStatGauss']
+__all__ = ['SENSITIVITY', 'ROWS_PER_PARTITION', 'LEVERS', 'zcdp_rho', 'zcdp_delta', 'zcdp_epsilon_bound', 'gauss_sigma_rho',
+           'unit_scale', 'clip_rows', 'upper_vec', 'from_upper_vec', 'split_rho', 'SuffStatGauss']
 
 # %% ../nbs/22_suffstat_gauss.ipynb #d6f077c9
 def zcdp_rho(epsilon:float, delta:float) -> float:
@@ -147,16 +148,20 @@ def _validate(self:SuffStatGauss, d:int):
     return rho, lo, hi, classes
 
 # %% ../nbs/22_suffstat_gauss.ipynb #ef81cc00
+def _label_index(y, classes) -> np.ndarray:
+    "Indices of labels in the public `classes`; a label outside them is refused (a check of the declared domain, not a leak)."
+    idx = pd.Index(classes).get_indexer(np.asarray(y).ravel())
+    if np.any(idx < 0):
+        raise ValueError("y: every label must be in the public classes= list (a value outside the declared domain is refused; add it to classes= if it is a valid label)")
+    return idx
+
 @patch
 def _labels(self:SuffStatGauss, y, n:int, classes) -> np.ndarray:
     "Indices of the labels in the public `classes`; a label outside the declared domain is refused."
     if y is None: raise ValueError("y: pass the labels (the model is class-conditional)")
     yy = np.asarray(y).ravel()
     if len(yy) != n: raise ValueError(f"y: need one label per row of X ({n}), got {len(yy)}")
-    idx = pd.Index(classes).get_indexer(yy)
-    if np.any(idx < 0):
-        raise ValueError("y: every label must be in the public classes= list (a value outside the declared domain is refused; add it to classes= if it is a valid label)")
-    return idx
+    return _label_index(yy, classes)
 
 # %% ../nbs/22_suffstat_gauss.ipynb #7ee04cfa
 @patch
@@ -178,17 +183,54 @@ def _radius(self:SuffStatGauss, d:int) -> float:
     if self.scaling in ('centre', 'box'): return k * math.sqrt(d / 12)
     return 1.0
 
+# %% ../nbs/22_suffstat_gauss.ipynb #ba9ca882
+def _finite(A) -> np.ndarray:
+    if not np.all(np.isfinite(A)): raise ValueError(f"X contains NaN or infinite values ({int((~np.isfinite(A)).sum())} entries)")
+    return A
+
+def _unit_prep(lo, hi, classes=None):
+    "Pass one, row-wise: rows into the unit box with the public bounds; labels to class indices (`classes=None`: already indices)."
+    return lambda A, y: (unit_scale(_finite(A), lo, hi), y if classes is None else _label_index(y, classes))
+
+def _clip_prep(scaling:str, lo, hi, center, scale, r:float, classes=None):
+    "Pass two, row-wise: scaling with public bounds and released centre/scale (or unit row norm), then clipping to the r-ball."
+    def prep(A, y):
+        A = _finite(A)
+        if scaling == 'row_norm':
+            nrm = np.linalg.norm(A, axis=1, keepdims=True)
+            Z = np.divide(A, nrm, out=np.zeros_like(A), where=nrm > 0)
+        else: Z = (unit_scale(A, lo, hi) - center) / scale
+        return clip_rows(Z, r), (y if classes is None else _label_index(y, classes))
+    return prep
+
+def _dask_width(X) -> tuple:
+    "(d, column names or None) of a Dask DataFrame or 2-D array, from its metadata (no computation)."
+    if hasattr(X, 'columns'):
+        bad = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X.dtypes[c]) or pd.api.types.is_bool_dtype(X.dtypes[c]))]
+        if bad: raise TypeError(f"X: non-numeric columns {bad[:5]}; encode them first (e.g. dpnotes.data one-hot)")
+        return len(X.columns), list(X.columns)
+    if X.ndim != 2 or math.isnan(X.shape[1]): raise ValueError("X: pass a Dask DataFrame or a 2-D Dask array with a known number of columns")
+    return int(X.shape[1]), None
+
 # %% ../nbs/22_suffstat_gauss.ipynb #a2abc429
 @patch
 def fit(self:SuffStatGauss, X, y):
-    "Release the noisy statistics of (X, y); spends exactly (epsilon, delta). X: numeric (n, d) array or DataFrame; y: labels in `classes`."
-    A, meta = as_matrix(X, 'X')
-    n, d = A.shape
-    rho, lo, hi, classes = self._validate(d)
-    idx = self._labels(y, n, classes)
+    """Release the noisy statistics of (X, y); spends exactly (epsilon, delta). X: numeric (n, d) array or DataFrame, or a
+    Dask array / DataFrame (then y a Dask collection partitioned like X, e.g. a column of the same frame); y: labels in `classes`."""
+    on_dask = is_dask(X)
+    if on_dask:                                                # labels are mapped to `classes` inside each partition
+        if y is None: raise ValueError("y: pass the labels (the model is class-conditional)")
+        d, names = _dask_width(X)
+        rho, lo, hi, classes = self._validate(d)
+        rows, lab, by_label = X, y, classes
+    else:
+        A, meta = as_matrix(X, 'X')
+        n, d = A.shape
+        rho, lo, hi, classes = self._validate(d)
+        rows, lab, by_label = A, self._labels(y, n, classes), None
+        names = list(meta.columns) if meta.kind == 'dataframe' else None
     k = len(classes)
-    self.classes_, self.n_features_in_, self.bounds_ = classes, d, (lo, hi)
-    self.feature_names_in_ = list(meta.columns) if meta.kind == 'dataframe' else None
+    self.classes_, self.n_features_in_, self.bounds_, self.feature_names_in_ = classes, d, (lo, hi), names
     self.y_name_ = getattr(y, 'name', None)
     g_fit, g_sample = as_rng(self.rng).spawn(2)                # noise and sampling never share a stream
     # every release is `statistic + noise` through add_gaussian: with sampler='safe' the statistic is rounded to the grid of σ
@@ -199,37 +241,38 @@ def fit(self:SuffStatGauss, X, y):
     sig = dict(counts=gauss_sigma_rho(SENSITIVITY['counts'](r, d), b['counts']),
                sums=gauss_sigma_rho(SENSITIVITY['sums'](r, d), b['sums']),
                moments=gauss_sigma_rho(SENSITIVITY['moments'](r, d), b['moments']), centre=None)
+    # the statistics are exact fixed-point sums (dpnotes.moments): the same function of the data set for any partitioning,
+    # so the sensitivities and the noise below do not depend on how the rows are split; the noise is added here, once
+    stage = self.scaling in ('centre', 'standardise')
+    pass_two = lambda c, s: exact_moments(rows, lab, k, prep=_clip_prep(self.scaling, lo, hi, c, s, r, by_label), bound=r,
+                                          second=self.covariance)
+    first = (exact_moments(rows, lab, k, prep=_unit_prep(lo, hi, by_label), bound=1.0, second=None,
+                           squares=self.scaling == 'standardise') if stage else pass_two(np.full(d, 0.5), np.ones(d)))
     # 1. class counts (Δ₂ = √2); the row count is never used, only the sum of the noisy counts
-    exact = np.bincount(idx, minlength=k).astype(float)
+    exact = first['count'].astype(float)
     counts = exact if self.class_sizes == 'public' else release(exact, sig['counts'], 'counts')
     n_hat = max(float(np.maximum(counts, 0).sum()), 1.0)
     # 2. public-bounds scaling, released centre (Δ₂ = √d, or √(2d) with the variances), clipping to the r-ball
     self.center_, self.scale_ = np.full(d, 0.5), np.ones(d)
-    if self.scaling == 'row_norm':
-        nrm = np.linalg.norm(A, axis=1, keepdims=True)
-        Z = np.divide(A, nrm, out=np.zeros_like(A), where=nrm > 0)
-    else:
-        U = unit_scale(A, lo, hi)
-        if self.scaling in ('centre', 'standardise'):
-            sig['centre'] = gauss_sigma_rho(SENSITIVITY[self.scaling](r, d), b['centre'])
-            # (Σu, Σu²) are one release under 'standardise' (joint Δ₂ = √(2d)): one call, so the rounding is charged jointly
-            stats_ = U.sum(0) if self.scaling == 'centre' else np.r_[U.sum(0), np.square(U).sum(0)]
-            noisy = release(stats_, sig['centre'], self.scaling)
-            self.center_ = np.clip(noisy[:d] / n_hat, 0.0, 1.0)
-            if self.scaling == 'standardise':
-                m2 = noisy[d:] / n_hat
-                self.scale_ = np.sqrt(np.clip(m2 - self.center_**2, max(2 * sig['centre'] / n_hat, 1e-6), 0.25))
-        Z = (U - self.center_) / self.scale_
-    Z = clip_rows(Z, r)
+    if stage:
+        sig['centre'] = gauss_sigma_rho(SENSITIVITY[self.scaling](r, d), b['centre'])
+        # (Σu, Σu²) are one release under 'standardise' (joint Δ₂ = √(2d)): one call, so the rounding is charged jointly
+        stats_ = first['total'] if self.scaling == 'centre' else np.r_[first['total'], first['sumsq']]
+        noisy = release(stats_, sig['centre'], self.scaling)
+        self.center_ = np.clip(noisy[:d] / n_hat, 0.0, 1.0)
+        if self.scaling == 'standardise':
+            m2 = noisy[d:] / n_hat
+            self.scale_ = np.sqrt(np.clip(m2 - self.center_**2, max(2 * sig['centre'] / n_hat, 1e-6), 0.25))
+    second = pass_two(self.center_, self.scale_) if stage else first   # rows depend on released values only
     # 3. class sums (Δ₂ = 2r); 4. second moment(s) (Δ_F = √2 r², pooled or all classes jointly)
-    sums = release(np.stack([Z[idx == c].sum(0) for c in range(k)]), sig['sums'], 'sums')
-    moms = [Z.T @ Z] if self.covariance == 'pooled' else [Z[idx == c].T @ Z[idx == c] for c in range(k)]
+    sums = release(second['sum'], sig['sums'], 'sums')
+    moms = [second['second']] if self.covariance == 'pooled' else list(second['second'])
     # the per-class moments are one joint release (Δ_F over all classes): one call, so the rounding is charged jointly
     ups = release(np.concatenate([upper_vec(M) for M in moms]), sig['moments'], 'moments').reshape(len(moms), -1)
     moms = [from_upper_vec(u, d) for u in ups]
     self.class_counts_, self.radius_, self.rho_, self.budget_, self.sigmas_ = counts, r, rho, b, sig
     self._postprocess(sums, moms, counts)
-    self._g_sample = g_sample
+    self._g_sample, self._on_dask = g_sample, on_dask
     return self
 
 # %% ../nbs/22_suffstat_gauss.ipynb #c532695e
@@ -262,27 +305,70 @@ def _check_fitted(self:SuffStatGauss):
 def _columns(self:SuffStatGauss):
     return self.feature_names_in_ if self.feature_names_in_ is not None else [f'x{j}' for j in range(self.n_features_in_)]
 
+def _draw(g, n:int, means, factors, w, classes, scaling:str, center, scale, bounds):
+    "n rows of the released model from generator g: (rows in the original units, labels). Post-processing only."
+    k, d = means.shape
+    cnt = g.multinomial(n, w)
+    parts = [means[c] + (g.standard_normal((cnt[c], d)) * factors[c][0]) @ factors[c][1].T for c in range(k)]
+    perm = g.permutation(n)
+    Z, lab = np.vstack(parts)[perm], np.repeat(classes, cnt)[perm]
+    if scaling != 'row_norm':
+        lo, hi = bounds
+        Z = lo + np.clip(Z * scale + center, 0.0, 1.0) * (hi - lo)
+    return Z, lab
+
+def _draw_frame(seq, n:int, start:int, model:tuple, columns, label:str) -> pd.DataFrame:
+    "One output partition: n rows drawn with its own stream `seq` (a SeedSequence), index start, start+1, …"
+    Z, lab = _draw(np.random.default_rng(seq), n, *model)
+    out = pd.DataFrame(Z, columns=columns, index=pd.RangeIndex(start, start + n))
+    out[label] = lab
+    return out
+
+def _draw_part(spec) -> pd.DataFrame: return _draw_frame(*spec)
+
+ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition when sampling to Dask
+
 @patch
-def sample(self:SuffStatGauss, n:int, rng=None):
-    "`n` synthetic records `(X_syn, y_syn)`: a DataFrame in the original units and column names, and a label Series."
+def sample(self:SuffStatGauss, n:int, rng=None, npartitions:int|None=None):
+    """`n` synthetic records `(X_syn, y_syn)`: a DataFrame in the original units and column names, and a label Series.
+    With `npartitions` (or after a fit on Dask, ⌈n/10⁶⌉ partitions by default) both are Dask collections, each partition
+    drawn on its worker from its own stream spawned from the sampling stream (`partition_rngs`): write them with `to_parquet`.
+    `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`: the stream split off at fit)."""
     self._check_fitted()
     n = check_int(n, 'n')
     g = self._g_sample if rng is None else as_rng(rng)
+    model = self._model()
+    yname = self.y_name_ if self.y_name_ is not None else 'y'
+    if npartitions is None and not getattr(self, '_on_dask', False):
+        Z, lab = _draw(g, n, *model)
+        return pd.DataFrame(Z, columns=self._columns()), pd.Series(lab, name=yname)
+    out = _sample_dask(model, self._columns(), n, g, npartitions)
+    return out[self._columns()], out[_LABEL].rename(yname)
+
+_LABEL = '__dpnotes_label__'   # the label column of a Dask sample, before it is split off
+
+def _sample_dask(model:tuple, columns, n:int, g, npartitions=None):
+    "A Dask DataFrame of n rows (columns + the label column `_LABEL`), each partition drawn on its worker from its own stream."
+    import dask.dataframe as dd
+    P = max(1, -(-n // ROWS_PER_PARTITION)) if npartitions is None else check_int(npartitions, 'npartitions')
+    sizes = [n // P + (i < n % P) for i in range(P)]
+    starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
+    seqs = partition_rngs(g, P)                               # one independent stream per output partition, never reused
+    meta = _draw_frame(np.random.SeedSequence(0), 0, 0, model, columns, _LABEL)
+    parts = [(q, m, s0, model, columns, _LABEL) for q, m, s0 in zip(seqs, sizes, starts)]
+    return dd.from_map(_draw_part, parts, meta=meta, enforce_metadata=False)
+
+@patch
+def _model(self:SuffStatGauss) -> tuple:
+    "The released model as plain arrays, in the argument order of `_draw` (post-processing of the release only)."
     k, d = self.means_.shape
     w = np.maximum(self.class_counts_, 0.0)
     w = w / w.sum() if w.sum() > 0 else np.full(k, 1.0 / k)
-    cnt = g.multinomial(n, w)
-    parts = []
+    factors = []
     for c in range(k):
         lam, V = np.linalg.eigh(self.cov_ if self.covs_ is None else self.covs_[c])
-        parts.append(self.means_[c] + (g.standard_normal((cnt[c], d)) * np.sqrt(np.maximum(lam, 0))) @ V.T)
-    perm = g.permutation(n)
-    Z, lab = np.vstack(parts)[perm], np.repeat(self.classes_, cnt)[perm]
-    if self.scaling != 'row_norm':
-        lo, hi = self.bounds_
-        Z = lo + np.clip(Z * self.scale_ + self.center_, 0.0, 1.0) * (hi - lo)
-    return (pd.DataFrame(Z, columns=self._columns()),
-            pd.Series(lab, name=self.y_name_ if self.y_name_ is not None else 'y'))
+        factors.append((np.sqrt(np.maximum(lam, 0)), V))
+    return (self.means_, factors, w, self.classes_, self.scaling, self.center_, self.scale_, self.bounds_)
 
 # %% ../nbs/22_suffstat_gauss.ipynb #6e5f733d
 @patch

@@ -1,0 +1,177 @@
+"""Releases on Dask (the optional extra `pip install "dpnotes[dask]"`): exact statistics independent of the
+partitioning, the same release for a pandas frame and 1, 4 or 16 partitions (same seed), Dask output from `sample`
+and `release`, and an end-to-end audit of the Dask call with a leaky variant that the audit must catch.
+Without dask installed every test here is skipped with the reason below."""
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dask = pytest.importorskip('dask', reason='dask is not installed: the Dask releases need the optional extra, pip install "dpnotes[dask]"')
+dd = pytest.importorskip('dask.dataframe', reason='dask[dataframe] is not installed: pip install "dpnotes[dask]"')
+import dask.array as da
+
+from dpnotes.moments import exact_moments, is_dask, partition_rngs
+from dpnotes.suffstat import SuffStatGauss
+from dpnotes.release import release, methods
+from dpnotes.audit import audit_release
+
+
+@pytest.fixture(autouse=True)
+def _synchronous():
+    with dask.config.set(scheduler='synchronous'):
+        yield
+
+
+def _table(n=4000, d=5, seed=0):
+    g = np.random.default_rng(seed)
+    X = pd.DataFrame(g.uniform(0, 10, (n, d)), columns=[f'c{j}' for j in range(d)])
+    return X.assign(label=g.choice(['a', 'b', 'c'], n))
+
+
+@pytest.mark.parametrize('P', [1, 4, 16])
+def test_exact_moments_bit_identical_across_partitions(P):
+    g = np.random.default_rng(1); n, d = 10_000, 6
+    X, y = g.uniform(-1, 1, (n, d)), g.integers(0, 3, n)
+    ref = exact_moments(X, y, 3, second='per_class', squares=True)
+    got = exact_moments(da.from_array(X, chunks=(-(-n // P), d)), da.from_array(y, chunks=-(-n // P)), 3,
+                        second='per_class', squares=True)
+    assert got['n_partitions'] == P
+    for key in ('count', 'sum', 'total', 'second', 'sumsq'):
+        assert np.array_equal(ref[key], got[key]), key
+    # distance to the float statistics within the theory bound (one grid step plus 2^-40 relative per entry)
+    e = 2.0**-20 + 2.0**-40
+    assert np.all(np.abs(ref['second'][1] - X[y == 1].T @ X[y == 1]) <= 2 * n * e + n * 2.0**-52)
+
+
+@pytest.mark.parametrize('opts', [dict(sampler='safe'), dict(sampler='numpy'),
+                                  dict(sampler='safe', scaling='standardise', covariance='per_class')])
+def test_suffstat_same_release_for_any_partitioning(opts):
+    F = _table()
+    cols = [c for c in F.columns if c != 'label']
+    kw = dict(bounds=(np.zeros(5), np.full(5, 10.0)), classes=['a', 'b', 'c'], rng=7, **opts)
+    ref = SuffStatGauss(1.0, 1e-5, **kw).fit(F[cols], F['label'])
+    for P in (1, 4, 16):
+        D = dd.from_pandas(F, npartitions=P)
+        est = SuffStatGauss(1.0, 1e-5, **kw).fit(D[cols], D['label'])
+        for a in ('class_counts_', 'center_', 'scale_', 'means_'):
+            assert np.array_equal(getattr(ref, a), getattr(est, a)), (a, P)
+        cov = (lambda m: m.cov_ if m.cov_ is not None else np.stack(m.covs_))
+        assert np.array_equal(cov(ref), cov(est))
+
+
+def test_sample_returns_dask_with_independent_reproducible_partitions():
+    F = _table(); cols = [c for c in F.columns if c != 'label']
+    D = dd.from_pandas(F, npartitions=4)
+    fit = lambda: SuffStatGauss(1.0, 1e-5, bounds=(np.zeros(5), np.full(5, 10.0)), classes=['a', 'b', 'c'], rng=3).fit(D[cols], D['label'])
+    X, y = fit().sample(9000, npartitions=3)
+    assert is_dask(X) and is_dask(y) and X.npartitions == 3
+    Xc, yc = X.compute(), y.compute()
+    assert list(Xc.columns) == cols and yc.name == 'label' and len(Xc) == 9000 and Xc.index.is_unique
+    pd.testing.assert_frame_equal(Xc, fit().sample(9000, npartitions=3)[0].compute())
+    # partitions are drawn from different streams: no two partitions share their first rows
+    parts = [p.compute().to_numpy()[:5] for p in X.partitions]
+    assert not any(np.array_equal(parts[i], parts[j]) for i in range(3) for j in range(i + 1, 3))
+    seqs = partition_rngs(3, 4)
+    assert len({s.spawn_key for s in seqs}) == 4
+
+
+def test_release_accepts_dask_for_suffstat_only():
+    F = _table(600)
+    schema = {'dpnotes_schema': 1, 'label': 'label', 'columns': {
+        **{c: {'kind': 'numeric', 'lower': 0, 'upper': 10} for c in F.columns if c != 'label'},
+        'label': {'kind': 'categorical', 'categories': ['a', 'b', 'c']}}}
+    ref = release(F, 'suffstat-gauss', 1.0, schema=schema, rng=5, sampler='safe')
+    r = release(dd.from_pandas(F, npartitions=4), 'suffstat-gauss', 1.0, schema=schema, rng=5, sampler='safe')
+    assert np.array_equal(ref.model.model_.cov_, r.model.model_.cov_)
+    assert is_dask(r.data)
+    out = r.data.compute()
+    assert list(out.columns) == list(F.columns) and len(out) == len(F)
+    assert out[[c for c in F.columns if c != 'label']].stack().between(0, 10).all()
+    assert set(out['label']) <= {'a', 'b', 'c'}
+    supported = [m for m in methods().index if methods().loc[m, 'dask']]
+    assert supported == ['suffstat-gauss']
+    for m in ('dprp', 'ron-gauss', 'jl-laplace'):
+        with pytest.raises(ValueError, match='suffstat-gauss'):
+            release(dd.from_pandas(F, npartitions=2), m, 1.0, schema=schema)
+
+
+# ---- end-to-end audit of the Dask call -------------------------------------------------------------------------
+_A = np.r_[np.zeros((1, 2)), np.random.default_rng(3).uniform(0.3, 0.7, (11, 2))]
+_YA = np.r_[0, np.tile([0, 1], 5), 1]
+_D = pd.DataFrame(_A, columns=['u', 'v']).assign(y=_YA)
+_Dp = _D.copy(); _Dp.loc[0, ['u', 'v', 'y']] = [1.0, 1.0, 1]
+
+
+def _dask_call(data, rng, **opts):
+    D = dd.from_pandas(data, npartitions=2)
+    est = SuffStatGauss(1.0, 1e-5, bounds=(np.zeros(2), np.ones(2)), classes=[0, 1], rng=rng, **opts).fit(D[['u', 'v']], D['y'])
+    Xs, ys = est.sample(50, npartitions=1)
+    X, yv = Xs.compute().to_numpy(), ys.compute().to_numpy()
+    mean_c = [X[yv == c].mean(0) if np.any(yv == c) else np.full(2, 0.5) for c in (0, 1)]
+    return np.r_[yv.mean(), np.concatenate(mean_c), est.class_counts_, X.mean(0), est.center_]
+
+
+N_AUDIT = 150
+
+
+def test_end_to_end_audit_of_the_dask_call():
+    """Claimed ε = 1: the private call stays at or below 1; the leaky variant (exact class sizes published) is caught.
+    Sizing: with N runs per neighbour and alpha = 0.01 a deterministic difference shows as at most ln(p_lo / q_hi),
+    p_lo = (alpha/2)^(2/N), q_hi = 1 - p_lo: 2.6 at N = 150, enough to catch a leak above 2 (each Dask run is ~0.1 s)."""
+    feats = lambda v: {f'f{i}': float(x) for i, x in enumerate(v)}
+    ok = audit_release(_dask_call, _D, _Dp, 1.0, 1e-5, featurize=feats, n_runs=N_AUDIT, alpha=0.01, rng=0)
+    leak = audit_release(_dask_call, _D, _Dp, 1.0, 1e-5, featurize=feats, n_runs=N_AUDIT, alpha=0.01, rng=0,
+                         class_sizes='public')
+    print(f'dask call: eps_lb = {ok.epsilon_lb:.3f} (claimed 1); leaky variant: eps_lb = {leak.epsilon_lb:.3f}')
+    assert ok.epsilon_lb <= 1.0
+    assert leak.epsilon_lb > 2.0
+
+
+# ---- DPRP on Dask ----------------------------------------------------------------------------------------------
+def _dprp(**kw):
+    from dpnotes.dprp import DPRP
+    return DPRP(epsilon=4.0, delta=1e-5, k1='auto', k2=3, preprocess='bounds', bounds=(np.zeros(5), np.full(5, 10.0)),
+                classes=['a', 'b', 'c'], rng=2, sampler='safe', **kw)
+
+
+def test_dprp_same_plan_for_any_partitioning_and_dask_rows_out():
+    F = _table(3000); cols = [c for c in F.columns if c != 'label']
+    plans = []
+    for P in (1, 4, 16):
+        D = dd.from_pandas(F, npartitions=P)
+        est = _dprp()
+        Xo, yo = est.fit_release(D[cols], D['label'])
+        plans.append((est.k1_, est.sigma1_, est.V_, est.R_, est.M_))
+        assert is_dask(Xo) and is_dask(yo)
+    for p in plans[1:]:
+        assert p[0] == plans[0][0] and p[1] == plans[0][1]
+        for a, b in zip(p[2:], plans[0][2:]): assert np.array_equal(a, b)
+    Xc, yc = Xo.compute(), yo.compute()
+    assert list(Xc.columns) == cols and len(Xc) == len(F) and yc.name == 'label' and set(yc) <= {'a', 'b', 'c'}
+    assert np.isfinite(Xc.to_numpy()).all()
+    # the in-memory path uses the float Gram matrix: its V differs from the exact one only by the quantisation
+    mem = _dprp(); mem.fit_release(F[cols], F['label'])
+    assert mem.k1_ == plans[0][0]
+    assert np.allclose(np.abs(mem.V_.T @ plans[0][2]), np.eye(3), atol=1e-2)
+
+
+def test_dprp_dask_noise_has_the_calibrated_scale():
+    """Pass 2 draws the noise of P' = XR + N per partition. On one row repeated n times (4 partitions, fixed k1) the
+    released rows are E R M + N M plus a constant: their variance per column is sigma_1^2 times the column's squared
+    norm of M, scaled back to the original units (unscale is linear: no clipping)."""
+    from dpnotes.dprp import DPRP
+    n = 4000
+    F = pd.DataFrame(np.full((n, 5), 5.0), columns=[f'c{j}' for j in range(5)])
+    D = dd.from_pandas(F, npartitions=4)
+    est = DPRP(epsilon=2.0, delta=1e-5, k1=10, k2=3, preprocess='bounds', bounds=(np.zeros(5), np.full(5, 10.0)), rng=4)
+    Xo = est.fit_release(D).compute().to_numpy()
+    # reconstruction is linear: released rows = E R M + N M (N i.i.d. N(0, s1^2)); their spread comes from N M alone
+    resid = Xo - Xo.mean(0)
+    M = est.M_
+    pred_var = est.sigma1_**2 * np.sum(M * M, axis=0) * (est._pre.c * 10.0)**2     # per output column, in original units
+    emp_var = resid.var(0, ddof=1)
+    # chi-square: var estimate over n rows has relative s.e. sqrt(2/(n-1)); allow 5 s.e.
+    assert np.all(np.abs(emp_var / pred_var - 1) <= 5 * np.sqrt(2 / (n - 1))), (emp_var, pred_var)
