@@ -160,10 +160,11 @@ def _m_suffstat(kind='doc', clip_factor=None):
     def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
         b = bounds if kind == 'doc' else public_bounds(name, Xa.columns, 'pow10')
         kw = {} if clip_factor is None else dict(clip_factor=clip_factor)
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         m = SuffStatGauss(eps, 1e-5, bounds=b, classes=classes, rng=rng, sampler=sampler, **kw).fit(Xa, ya)
         Xs, ys = m.sample(len(Xa))
-        return dict(_tstr_of(Xs, ys, Xb, yb, rng), fit_seconds=time.perf_counter() - t0)
+        fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
+        return dict(_tstr_of(Xs, ys, Xb, yb, rng), **fit)
     return run
 
 def _m_gauss(which):
@@ -252,9 +253,12 @@ def find_peers(root=None) -> dict:
 # %% ../nbs/80_benchmark.ipynb #a7d4958c
 def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:int=0, timeout:float=900.0, workdir=None) -> list:
     """Fit peer `name` with the interpreter `python` on one split at each ε and score it like every dpnotes method:
-    one dict per ε (accuracy, auprc, marginal_tvd, fit_seconds, seconds, error). A fit that exceeds `timeout` seconds is
-    recorded as timed out; a failure is recorded with its message."""
-    import json, subprocess, tempfile
+    one dict per ε (accuracy, auprc, marginal_tvd, fit_seconds, fit_cpu_seconds, seconds, error). A fit that uses more
+    than `timeout` seconds of CPU (or 4 × `timeout` of wall time, on a loaded machine) is stopped and recorded as timed
+    out; a failure is recorded with its message."""
+    import json, subprocess, tempfile, resource
+    def _cpu_limit(t=int(math.ceil(timeout))):   # in the child: the kernel stops it after t CPU-seconds (SIGXCPU)
+        resource.setrlimit(resource.RLIMIT_CPU, (t, t + 5))
     if name not in PEER_METHODS: raise ValueError(f"unknown peer {name!r}; choose from {list(PEER_METHODS)}")
     kind = PEER_METHODS[name][1]; cl = np.asarray(classes); lab = '__label__'
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
@@ -278,18 +282,20 @@ def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:i
             if kind not in _SYNTHS: cmd += ['--test', str(tmp / 'test.csv')]
             t0 = time.perf_counter()
             try:
-                p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout * len(job)); err = ''
-                if p.returncode != 0: err = f'peer failed (exit {p.returncode}): ' + p.stderr.strip()[-300:]
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=4 * timeout * len(job),
+                                   preexec_fn=_cpu_limit if kind in _SYNTHS else None); err = ''
+                if p.returncode in (-24, -9) and kind in _SYNTHS: err = f'timed out ({timeout:g} CPU-s per fit)'
+                elif p.returncode != 0: err = f'peer failed (exit {p.returncode}): ' + p.stderr.strip()[-300:]
                 done = {float(d['epsilon']): d for d in map(json.loads, [l for l in p.stdout.splitlines() if l.startswith('{')])}
             except subprocess.TimeoutExpired:
-                err, done = f'timed out ({timeout:g} s per fit)', {}
+                err, done = f'timed out ({4 * timeout:g} s wall per fit)', {}
             wall = (time.perf_counter() - t0) / len(job)
             for e in job:
                 row = dict(epsilon=float(e), accuracy=np.nan, auprc=np.nan, marginal_tvd=np.nan, fit_seconds=np.nan,
-                           seconds=wall, error=err or 'no output')
+                           fit_cpu_seconds=np.nan, seconds=wall, error=err or 'no output')
                 if float(e) in done:
                     d = done[float(e)]; out = pd.read_csv(d['out'])
-                    row.update(fit_seconds=float(d['seconds']), error='')
+                    row.update(fit_seconds=float(d['seconds']), fit_cpu_seconds=float(d.get('cpu_seconds', np.nan)), error='')
                     if kind in _SYNTHS:
                         Xs = undiscretise(out[list(Xa.columns)], bounds); Xs.columns = Xa.columns
                         ys = pd.Series(cl[out[lab].to_numpy()], name=getattr(ya, 'name', None))
@@ -377,7 +383,7 @@ def summarise(runs:pd.DataFrame, min_gap:float=0.02) -> pd.DataFrame:
     that gap is below `min_gap` (the non-private model does not beat the majority rate, so there is no gap to close).
     `failed` counts fits with no result, `timed_out` those stopped by the per-fit timeout (peers)."""
     runs = runs.copy()
-    for c in ('marginal_tvd', 'fit_seconds', 'error'):
+    for c in ('marginal_tvd', 'fit_seconds', 'fit_cpu_seconds', 'error'):
         if c not in runs: runs[c] = np.nan if c != 'error' else ''
     runs['_timeout'] = runs.error.fillna('').astype(str).str.contains('timed out').astype(int)
     ref = runs[runs.method.isin(['majority', 'non-private'])].pivot_table(index=['dataset', 'repeat'], columns='method', values='accuracy')
@@ -385,7 +391,7 @@ def summarise(runs:pd.DataFrame, min_gap:float=0.02) -> pd.DataFrame:
     g = dp.groupby(['dataset', 'epsilon', 'method'])
     out = g.agg(accuracy=('accuracy', 'mean'), acc_se=('accuracy', lambda a: a.std(ddof=1) / np.sqrt(a.count()) if a.count() > 1 else np.nan),
                 auprc=('auprc', 'mean'), marginal_tvd=('marginal_tvd', 'mean'), majority=('majority', 'mean'),
-                non_private=('non-private', 'mean'), seconds=('seconds', 'mean'), fit_seconds=('fit_seconds', 'mean'),
+                non_private=('non-private', 'mean'), seconds=('seconds', 'mean'), fit_seconds=('fit_seconds', 'mean'), fit_cpu_seconds=('fit_cpu_seconds', 'mean'),
                 runs=('accuracy', 'count'), failed=('accuracy', lambda a: int(a.isna().sum())),
                 timed_out=('_timeout', 'sum')).reset_index()
     gap = out.non_private - out.majority
