@@ -83,10 +83,20 @@ def main(argv=None):
     p.add_argument('--seed', type=int, default=0)
     p.add_argument('--runs-out', type=Path, default=None, help='write the per-split rows here and stop (no summary files)')
     p.add_argument('--merge', nargs='+', type=Path, default=None, help='summarise per-split files written by --runs-out')
+    p.add_argument('--fill-from', nargs='*', type=Path, default=[],
+                   help='earlier per-split files: their rows fill (data set, table size, split, method, eps) keys the merged parts lack')
     p.add_argument('--out', type=Path, default=RESULTS / 'bench_methods.csv')
     a = p.parse_args(argv)
     if a.merge:
-        runs = pd.concat([pd.read_csv(f) for f in a.merge], ignore_index=True)
+        key = ['dataset', 'n', 'repeat', 'method', 'epsilon']
+        runs = pd.concat([pd.read_csv(f) for f in a.merge], ignore_index=True).drop_duplicates(key, keep='last')
+        for f in a.fill_from:     # same harness, same seeds: the same splits; only keys missing from the new parts are taken
+            old = pd.read_csv(f)
+            old = old[old.set_index(['dataset', 'n']).index.isin(runs.set_index(['dataset', 'n']).index.unique())]
+            new_keys = set(map(tuple, runs[key].astype(str).to_numpy()))
+            take = old[[tuple(r) not in new_keys for r in old[key].astype(str).to_numpy()]]
+            print(f'{f}: {len(take)} rows fill keys the new parts lack ({", ".join(sorted(take.method.unique()))})')
+            runs = pd.concat([runs, take], ignore_index=True)
     else:
         if a.quick:
             a.datasets, a.epsilons, a.repeats = ['wdbc'], [1, 8], 2
@@ -102,8 +112,9 @@ def main(argv=None):
         if a.runs_out is not None:
             runs.to_csv(a.runs_out, index=False); print(f'wrote {a.runs_out}'); return
     summary = summarise(runs)
-    if 'error' in runs.columns and (runs.error.fillna('').astype(str) != '').any():
-        print('failures:\n', runs[runs.error.fillna('').astype(str) != ''][['dataset', 'method', 'epsilon', 'error']].drop_duplicates('method').to_string())
+    bad = runs.error.astype(str).replace('nan', '') != '' if 'error' in runs.columns else pd.Series(False, index=runs.index)
+    if bad.any():
+        print('failures and timeouts:\n', runs[bad][['dataset', 'method', 'epsilon', 'error']].drop_duplicates(['dataset', 'method']).to_string())
     a.out.parent.mkdir(parents=True, exist_ok=True)
     runs.to_csv(a.out.with_name(a.out.stem + '_runs.csv'), index=False)
     summary.to_csv(a.out, index=False)

@@ -1,5 +1,7 @@
-"""Every DP release in dpnotes, the non-private model and the majority rate on the same splits and seeds: train on the
-release, test on real records; the share of the majority → non-private gap each method closes; and which method to use.
+"""Every DP release in dpnotes beside the strongest DP synthesisers we could install (MST, AIM) and DP classifiers
+trained directly (diffprivlib), the non-private model and the majority rate, on the same splits, seeds and scorer:
+train on the release, test on real records; the share of the majority → non-private gap each method closes; and
+which method to use.
 
 Docs: https://dpnotes.github.io/dpnotes/benchmark.html.md"""
 
@@ -385,7 +387,7 @@ def summarise(runs:pd.DataFrame, min_gap:float=0.02) -> pd.DataFrame:
     runs = runs.copy()
     for c in ('marginal_tvd', 'fit_seconds', 'fit_cpu_seconds', 'error'):
         if c not in runs: runs[c] = np.nan if c != 'error' else ''
-    runs['_timeout'] = runs.error.fillna('').astype(str).str.contains('timed out').astype(int)
+    runs['_timeout'] = runs.error.astype(str).str.contains('timed out').astype(int)
     ref = runs[runs.method.isin(['majority', 'non-private'])].pivot_table(index=['dataset', 'repeat'], columns='method', values='accuracy')
     dp = runs[~runs.method.isin(['majority', 'non-private'])].join(ref, on=['dataset', 'repeat'])
     g = dp.groupby(['dataset', 'epsilon', 'method'])
