@@ -436,16 +436,22 @@ def plot_benchmark(summary:pd.DataFrame, path=None):
 # %% ../nbs/80_benchmark.ipynb #6d672fb4
 def results_table(summary:pd.DataFrame, epsilons=(1, 8)) -> pd.DataFrame:
     """Per data set: the majority rate, the non-private model, then every method (dpnotes, then peers) with its accuracy
-    and share of the gap closed at each ε in `epsilons`, and the number of splits run (timed-out fits in brackets)."""
+    and share of the gap closed at each ε in `epsilons`, and the number of splits with a result at each ε (in brackets:
+    fits that timed out, or ended without a result: failed or not finished)."""
     s = summary[summary.epsilon.isin([float(e) for e in epsilons])]
     acc = s.pivot_table(index=['dataset', 'method'], columns='epsilon', values='accuracy')
     acc.columns = [f'acc ε={e:g}' for e in acc.columns]
     gap = s.pivot_table(index=['dataset', 'method'], columns='epsilon', values='gap_closed')
     gap.columns = [f'gap ε={e:g}' for e in gap.columns]
     if 'timed_out' not in s: s = s.assign(timed_out=0)
-    cnt = s.groupby(['dataset', 'method']).apply(
-        lambda t: ', '.join(f"{int(a)}" + (f" ({int(b)} timed out)" if b else '') for a, b in zip(t.runs, t.timed_out.fillna(0))),
-        include_groups=False).rename('splits')
+    if 'failed' not in s: s = s.assign(failed=0)
+    def _count(t):   # splits with a result per ε; in brackets those that timed out or did not finish
+        out = []
+        for a, b, f in zip(t.runs, t.timed_out.fillna(0), t.failed.fillna(0)):
+            extra = ([f"{int(b)} timed out"] if b else []) + ([f"{int(f - b)} without result"] if f - b > 0 else [])
+            out.append(f"{int(a)}" + (f" ({', '.join(extra)})" if extra else ''))
+        return ' / '.join(out)
+    cnt = s.groupby(['dataset', 'method']).apply(_count, include_groups=False).rename('splits')
     t = acc.join(gap).join(cnt).reset_index()
     t['kind'] = np.where(t.method.isin(list(PEER_METHODS)), 'peer', 'dpnotes')
     ref = summary.groupby('dataset')[['majority', 'non_private']].mean()
