@@ -409,16 +409,18 @@ def plot_benchmark(summary:pd.DataFrame, path=None):
     "One panel per data set: accuracy against ε per method (same colour everywhere; peers dashed), with the majority rate and the non-private model as lines."
     import matplotlib.pyplot as plt
     names = list(dict.fromkeys(summary.dataset))
-    import matplotlib as mpl
-    cmap = mpl.colormaps['tab20']
-    colour = {m: cmap(i % 20) for i, m in enumerate(sorted(summary.method.unique()))}
+    ours = sorted(m for m in summary.method.unique() if m not in PEER_METHODS)
+    peer_colours = ['black', 'dimgray', 'saddlebrown', 'teal']
+    colour = {m: f'C{i % 10}' for i, m in enumerate(ours)}
+    colour.update({m: peer_colours[i % 4] for i, m in enumerate(PEER_METHODS)})
     cols = min(2, len(names)); rows = math.ceil(len(names) / cols)   # at most 6.8 in wide: text stays readable
     fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 3.0 * rows), squeeze=False)
     for ax, nm in zip(axes.flat, names):
         s = summary[summary.dataset == nm]
         for meth, t in s.groupby('method'):
             peer = meth in PEER_METHODS                           # peers: dashed, square markers
-            ax.plot(t.epsilon, t.accuracy, marker='s' if peer else 'o', ms=3, ls='--' if peer else '-', color=colour[meth], label=meth)
+            ax.plot(t.epsilon, t.accuracy, marker='s' if peer else 'o', ms=3, ls='--' if peer else '-', color=colour[meth],
+                    lw=2 if meth == 'SuffStatGauss' else 1.2, label=meth)
         ax.axhline(s.majority.mean(), color='k', ls=':', lw=1, label='majority')
         ax.axhline(s.non_private.mean(), color='k', ls='--', lw=1, label='non-private')
         ax.set_xscale('log', base=2); ax.set_title(nm); ax.set_xlabel('ε'); ax.set_ylabel('TSTR accuracy (RF)')
@@ -462,6 +464,7 @@ def results_table(summary:pd.DataFrame, epsilons=(1, 8)) -> pd.DataFrame:
     t = pd.concat([pd.DataFrame(refs), t], ignore_index=True)
     order = {n: i for i, n in enumerate(dict.fromkeys(summary.dataset))}
     first = acc.columns[0]
-    t = t.assign(_d=t.dataset.map(order), _k=t.kind.map({'reference': 0, 'dpnotes': 1, 'peer': 2}), _a=-t[first].fillna(-1))
+    t = t.assign(_d=t.dataset.map(order), _k=t.kind.map({'reference': 0, 'dpnotes': 1, 'peer': 2}),
+                 _a=np.where(t.kind == 'reference', (t.method == 'non-private').astype(float), -t[first].fillna(-1)))
     return t.sort_values(['_d', '_k', '_a']).drop(columns=['_d', '_k', '_a']).set_index(['dataset', 'kind', 'method'])
 
