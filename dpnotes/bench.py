@@ -410,8 +410,10 @@ def plot_benchmark(summary:pd.DataFrame, path=None):
     import matplotlib.pyplot as plt
     names = list(dict.fromkeys(summary.dataset))
     ours = sorted(m for m in summary.method.unique() if m not in PEER_METHODS)
-    peer_colours = ['black', 'dimgray', 'saddlebrown', 'teal']
-    colour = {m: f'C{i % 10}' for i, m in enumerate(ours)}
+    peer_colours = ['black', 'dimgray', 'teal', 'olive']
+    others = [m for m in ours if m != 'SuffStatGauss']
+    colour = {m: f'C{i % 10}' for i, m in enumerate(others)}
+    colour['SuffStatGauss'] = 'crimson'
     colour.update({m: peer_colours[i % 4] for i, m in enumerate(PEER_METHODS)})
     cols = min(2, len(names)); rows = math.ceil(len(names) / cols)   # at most 6.8 in wide: text stays readable
     fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 3.0 * rows), squeeze=False)
