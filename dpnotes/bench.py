@@ -1,5 +1,7 @@
-"""Every DP release in dpnotes, the non-private model and the majority rate on the same splits and seeds: train on the
-release, test on real records; the share of the majority → non-private gap each method closes; and which method to use.
+"""Every DP release in dpnotes beside the strongest DP synthesisers we could install (MST, AIM) and DP classifiers
+trained directly (diffprivlib), the non-private model and the majority rate, on the same splits, seeds and scorer:
+train on the release, test on real records; the share of the majority → non-private gap each method closes; and
+which method to use.
 
 Docs: https://dpnotes.github.io/dpnotes/benchmark.html.md"""
 
@@ -17,8 +19,9 @@ from .evaluate import tstr, real_reference, train_test_split_df, auprc
 from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
 
 # %% auto #0
-__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'METHODS', 'round_up', 'public_bounds', 'logreg_minimiser', 'DPLogReg',
-           'run_benchmark', 'summarise', 'plot_benchmark']
+__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'MAX_BINS', 'PEER_METHODS', 'round_up',
+           'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'n_bins', 'discretise', 'undiscretise',
+           'peer_runner', 'find_peers', 'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
 # WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
@@ -132,21 +135,38 @@ class DPLogReg:
     def predict(self, X) -> np.ndarray: return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
 # %% ../nbs/80_benchmark.ipynb #befc29e4
+# κ of SuffStatGauss's clipping-radius rule used by the benchmark: chosen on tables that are NOT in the benchmark
+# (mammographic mass, digits, a synthetic two-class table; see "Choosing κ without the benchmark data" below)
+BENCH_CLIP_FACTOR = 0.5
+
 def _make(cls, **kw):
     "Construct `cls` with the keyword arguments its signature accepts (APIs differ across dpnotes estimators)."
     ok = inspect.signature(cls).parameters
     return cls(**{k: v for k, v in kw.items() if k in ok})
 
+def marginal_distance(X_real, X_syn) -> float:
+    "Mean over columns of the total variation distance between real and synthetic marginals (10 quantile bins of the real column)."
+    from dpnotes.evaluate import marginal_distances
+    A = pd.DataFrame(np.asarray(X_real, float)); B = pd.DataFrame(np.asarray(X_syn, float))
+    if A.shape[1] != B.shape[1] or len(B) == 0: return float('nan')
+    return float(marginal_distances(A, B).tvd.mean())
+
+_SCORER = {'model': 'rf'}   # the scorer of the data set being run (set by `run_benchmark`; 'rf' = 100 trees)
+
 def _tstr_of(est_X, est_y, Xb, yb, rng):
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        return tstr(est_X, est_y, Xb, yb, rng=rng)
+        return dict(tstr(est_X, est_y, Xb, yb, model=_SCORER['model'], rng=rng), marginal_tvd=marginal_distance(Xb, est_X))
 
-def _m_suffstat(kind='doc'):
+def _m_suffstat(kind='doc', clip_factor=None):
     def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
         b = bounds if kind == 'doc' else public_bounds(name, Xa.columns, 'pow10')
-        m = SuffStatGauss(eps, 1e-5, bounds=b, classes=classes, rng=rng, sampler=sampler).fit(Xa, ya)
-        return _tstr_of(*m.sample(len(Xa)), Xb, yb, rng)
+        kw = {} if clip_factor is None else dict(clip_factor=clip_factor)
+        t0, c0 = time.perf_counter(), time.process_time()
+        m = SuffStatGauss(eps, 1e-5, bounds=b, classes=classes, rng=rng, sampler=sampler, **kw).fit(Xa, ya)
+        Xs, ys = m.sample(len(Xa))
+        fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
+        return dict(_tstr_of(Xs, ys, Xb, yb, rng), **fit)
     return run
 
 def _m_gauss(which):
@@ -178,21 +198,142 @@ def _m_dplr(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     cl = np.asarray(classes)
     return dict(accuracy=float(np.mean(m.predict(Xb) == yb.to_numpy())), auprc=auprc(yb.to_numpy(), m.predict_proba(Xb), cl))
 
-METHODS = {'SuffStatGauss': _m_suffstat('doc'), 'SuffStatGauss (pow10 bounds)': _m_suffstat('pow10'),
+METHODS = {'SuffStatGauss': _m_suffstat('doc', BENCH_CLIP_FACTOR),
+           'SuffStatGauss (pow10 bounds)': _m_suffstat('pow10', BENCH_CLIP_FACTOR),
            'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr}
+
+
+# %% ../nbs/80_benchmark.ipynb #4c1a0b70
+MAX_BINS = 10
+
+def n_bins(lower, upper, max_bins:int=MAX_BINS) -> np.ndarray:
+    "Bins per column from public bounds: one per integer where both bounds are integers at most `max_bins` − 1 apart, else `max_bins` equal-width bins."
+    lo, hi = np.asarray(lower, float), np.asarray(upper, float)
+    return np.where(_integer_bins(lo, hi, max_bins), hi - lo + 1, max_bins).astype(int)
+
+def _integer_bins(lo, hi, max_bins):
+    return (lo == np.round(lo)) & (hi == np.round(hi)) & (hi - lo + 1 <= max_bins)
+
+def discretise(X, bounds, max_bins:int=MAX_BINS) -> pd.DataFrame:
+    "Integer codes 0..B−1 per column on bins fixed by the public `bounds` (values outside go to the end bins); same columns as `X`."
+    lo, hi = (np.asarray(b, float) for b in bounds)
+    A = as_matrix(X, 'X')[0]; B = n_bins(lo, hi, max_bins); ib = _integer_bins(lo, hi, max_bins)
+    codes = np.where(ib, np.rint(A - lo), np.floor((A - lo) / (hi - lo) * B))
+    cols = X.columns if isinstance(X, pd.DataFrame) else range(A.shape[1])
+    return pd.DataFrame(np.clip(codes, 0, B - 1).astype(int), columns=cols)
+
+def undiscretise(codes, bounds, max_bins:int=MAX_BINS) -> pd.DataFrame:
+    "Codes back to values: the integer itself, or the centre of the equal-width bin."
+    lo, hi = (np.asarray(b, float) for b in bounds)
+    C = np.asarray(codes, float); B = n_bins(lo, hi, max_bins); ib = _integer_bins(lo, hi, max_bins)
+    vals = np.where(ib, lo + C, lo + (C + 0.5) * (hi - lo) / B)
+    return pd.DataFrame(vals, columns=codes.columns if isinstance(codes, pd.DataFrame) else None)
+
+
+# %% ../nbs/80_benchmark.ipynb #ac9b15cf
+PEER_METHODS = {'MST': ('smartnoise', 'mst'), 'AIM': ('smartnoise', 'aim'),
+                'DP-LR (diffprivlib)': ('diffprivlib', 'dp-lr'), 'DP-NB (diffprivlib)': ('diffprivlib', 'dp-nb')}
+_SYNTHS = ('mst', 'aim')
+
+def peer_runner() -> Path:
+    "Path of `benchmarks/peers/run_peer.py` in this checkout (the script a peer's python runs)."
+    import dpnotes
+    return Path(dpnotes.__file__).resolve().parents[1] / 'benchmarks' / 'peers' / 'run_peer.py'
+
+def find_peers(root=None) -> dict:
+    "{peer method: python of its venv} for the venvs that exist under `root` (default: $DPNOTES_PEERS; none if unset)."
+    import os
+    root = root if root is not None else os.environ.get('DPNOTES_PEERS')
+    if root is None: return {}
+    out = {}
+    for name, (venv, _) in PEER_METHODS.items():
+        py = Path(root) / venv / 'bin' / 'python'
+        if py.exists(): out[name] = str(py)
+    return out
+
+
+# %% ../nbs/80_benchmark.ipynb #a7d4958c
+def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:int=0, timeout:float=900.0, workdir=None) -> list:
+    """Fit peer `name` with the interpreter `python` on one split at each ε and score it like every dpnotes method:
+    one dict per ε (accuracy, auprc, marginal_tvd, fit_seconds, fit_cpu_seconds, seconds, error). A fit that uses more
+    than `timeout` seconds of CPU (or 4 × `timeout` of wall time, on a loaded machine) is stopped and recorded as timed
+    out; a failure is recorded with its message."""
+    import json, subprocess, tempfile, resource
+    def _cpu_limit(t=int(math.ceil(timeout))):   # in the child: the kernel stops it after t CPU-seconds (SIGXCPU)
+        resource.setrlimit(resource.RLIMIT_CPU, (t, t + 5))
+    if name not in PEER_METHODS: raise ValueError(f"unknown peer {name!r}; choose from {list(PEER_METHODS)}")
+    kind = PEER_METHODS[name][1]; cl = np.asarray(classes); lab = '__label__'
+    with tempfile.TemporaryDirectory(dir=workdir) as tmp:
+        tmp = Path(tmp); train = tmp / 'train.csv'; meta = tmp / 'meta.json'
+        if kind in _SYNTHS:   # integer codes from public bounds; the label as its index in the public classes
+            C = discretise(Xa, bounds)
+            C[lab] = pd.Series(ya).map({c: i for i, c in enumerate(cl)}).to_numpy()
+            card = dict(zip(Xa.columns, n_bins(*bounds).tolist())); card[lab] = len(cl)
+            C.to_csv(train, index=False); json.dump(dict(cardinality=card), open(meta, 'w'))
+            jobs = [[e] for e in epsilons]                       # one subprocess per fit: the timeout is per fit
+        else:
+            T = Xa.copy(); T[lab] = np.asarray(ya); T.to_csv(train, index=False)
+            Xb.to_csv(tmp / 'test.csv', index=False)
+            json.dump(dict(lower=list(map(float, bounds[0])), upper=list(map(float, bounds[1])), label=lab,
+                           classes=[c.item() if hasattr(c, 'item') else c for c in cl]), open(meta, 'w'))
+            jobs = [list(epsilons)]                              # fast: all ε in one process
+        rows = []
+        for job in jobs:
+            cmd = [str(python), str(peer_runner()), '--method', kind, '--train', str(train), '--meta', str(meta),
+                   '--out', str(tmp / 'out_{eps}.csv'), '--seed', str(seed), '--epsilon', *map(str, job)]
+            if kind not in _SYNTHS: cmd += ['--test', str(tmp / 'test.csv')]
+            t0 = time.perf_counter()
+            try:
+                p = subprocess.run(cmd, capture_output=True, text=True, timeout=4 * timeout * len(job),
+                                   preexec_fn=_cpu_limit if kind in _SYNTHS else None); err = ''
+                if p.returncode in (-24, -9) and kind in _SYNTHS: err = f'timed out ({timeout:g} CPU-s per fit)'
+                elif p.returncode != 0: err = f'peer failed (exit {p.returncode}): ' + p.stderr.strip()[-300:]
+                done = {float(d['epsilon']): d for d in map(json.loads, [l for l in p.stdout.splitlines() if l.startswith('{')])}
+            except subprocess.TimeoutExpired:
+                err, done = f'timed out ({4 * timeout:g} s wall per fit)', {}
+            wall = (time.perf_counter() - t0) / len(job)
+            for e in job:
+                row = dict(epsilon=float(e), accuracy=np.nan, auprc=np.nan, marginal_tvd=np.nan, fit_seconds=np.nan,
+                           fit_cpu_seconds=np.nan, seconds=wall, error=err or 'no output')
+                if float(e) in done:
+                    d = done[float(e)]; out = pd.read_csv(d['out'])
+                    row.update(fit_seconds=float(d['seconds']), fit_cpu_seconds=float(d.get('cpu_seconds', np.nan)), error='')
+                    if kind in _SYNTHS:
+                        Xs = undiscretise(out[list(Xa.columns)], bounds); Xs.columns = Xa.columns
+                        ys = pd.Series(cl[out[lab].to_numpy()], name=getattr(ya, 'name', None))
+                        row.update(_tstr_of(Xs, ys, Xb, yb, np.random.default_rng([seed, 1])))
+                    else:
+                        P = out.to_numpy(float)
+                        row.update(accuracy=float(np.mean(cl[np.argmax(P, 1)] == np.asarray(yb))), auprc=auprc(np.asarray(yb), P, cl))
+                rows.append(row)
+        return rows
+
 
 # %% ../nbs/80_benchmark.ipynb #ffae0616
 def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10, methods=None, max_n:int|None=None,
-                  seed:int=0, sampler:str='numpy', progress:bool=True, skip=None, limit=None) -> pd.DataFrame:
-    """One row per (data set, split, ε, method): accuracy, AUPRC, seconds; plus the non-private and majority rows of each
-    split. All methods see the same splits; `skip` maps a method to data sets it is not run on, `limit` a method to its
-    number of splits (for slow ones: it runs on the first splits only)."""
+                  seed:int=0, sampler:str='numpy', progress:bool=True, skip=None, limit=None, only_eps=None,
+                  peers=None, peer_timeout:float=900.0, trees=None, checkpoint=None) -> pd.DataFrame:
+    """One row per (data set, split, ε, method): accuracy, AUPRC, marginal distance, seconds; plus the non-private and
+    majority rows of each split. All methods, dpnotes and peers alike, see the same splits and the same scorer. `skip`
+    maps a method to data sets it is not run on, `limit` a method to its number of splits (it runs on the first ones),
+    `only_eps` a method to the ε values it is run at. `peers` maps peer names (`PEER_METHODS`) to the python of their
+    venv (`find_peers()`); a peer whose python is missing is skipped with a printed reason. `max_n`: a seeded public
+    random subsample of larger tables (None: the full table). `trees` maps a data set to the number of trees of its
+    random-forest scorer (default 100), the same for every method and the non-private reference on that data set.
+    `checkpoint`: a CSV path rewritten with the rows so far after every split (long runs can be stopped)."""
     from tqdm.auto import tqdm
     methods = list(METHODS) if methods is None else list(methods)
     bad = [m for m in methods if m not in METHODS]
     if bad: raise ValueError(f"unknown methods {bad}; choose from {list(METHODS)}")
     check_int(repeats, 'repeats')
-    skip, limit = skip or {}, limit or {}
+    skip, limit, only_eps, peers, trees = skip or {}, limit or {}, only_eps or {}, dict(peers or {}), trees or {}
+    from sklearn.ensemble import RandomForestClassifier
+    badp = [m for m in peers if m not in PEER_METHODS]
+    if badp: raise ValueError(f"unknown peers {badp}; choose from {list(PEER_METHODS)}")
+    for m, py in list(peers.items()):
+        if not Path(py).exists():
+            print(f"skipping peer {m}: no python at {py} (create its venv: benchmarks/peers/README.md)"); peers.pop(m)
+    eps_of = lambda m: [e for e in epsilons if m not in only_eps or float(e) in map(float, only_eps[m])]
     rows = []
     for name in datasets:
         ds = load_dataset(name); X, y = ds.X, ds.y
@@ -200,21 +341,24 @@ def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10
             i = np.sort(np.random.default_rng([seed, zlib.crc32(name.encode())]).choice(len(X), max_n, replace=False))
             X, y = X.iloc[i].reset_index(drop=True), y.iloc[i].reset_index(drop=True)
         bounds = public_bounds(name, X.columns); classes = sorted(ds.label_names)   # documented label values, never read from y
+        _SCORER['model'] = RandomForestClassifier(n_estimators=int(trees[name]), n_jobs=1) if name in trees else 'rf'
         ms = [m for m in methods if name not in skip.get(m, ())]
-        bar = tqdm(total=repeats * (1 + len(epsilons) * len(ms)), desc=name, disable=not progress)
+        ps = [m for m in peers if name not in skip.get(m, ())]
+        total = sum(min(repeats, limit.get(m, repeats)) * len(eps_of(m)) for m in ms + ps) + repeats
+        bar = tqdm(total=total, desc=name, disable=not progress)
         for rep in range(repeats):
             ss = np.random.SeedSequence([seed, zlib.crc32(name.encode()), rep])
             Xa, Xb, ya, yb = train_test_split_df(X, y, rng=np.random.default_rng(ss))
             base = dict(dataset=name, n=len(X), d=X.shape[1], repeat=rep)
             t0 = time.perf_counter()
-            r = real_reference(Xa, ya, Xb, yb, rng=np.random.default_rng([seed, rep, 7]))
+            r = real_reference(Xa, ya, Xb, yb, model=_SCORER['model'], rng=np.random.default_rng([seed, rep, 7]))
             maj = float((yb == ya.value_counts().idxmax()).mean())
             rows.append(dict(base, method='non-private', epsilon=np.inf, seconds=time.perf_counter() - t0, **r))
             rows.append(dict(base, method='majority', epsilon=np.inf, accuracy=maj, auprc=np.nan, seconds=0.0))
             bar.update()
             for eps in epsilons:
                 for meth in ms:
-                    if rep >= limit.get(meth, repeats): continue
+                    if rep >= limit.get(meth, repeats) or float(eps) not in eps_of(meth): continue
                     t0 = time.perf_counter()
                     g = np.random.default_rng([seed, rep, zlib.crc32(meth.encode()), int(eps * 1000)])
                     try:
@@ -223,39 +367,62 @@ def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10
                         r, err = dict(accuracy=np.nan, auprc=np.nan), f'{type(e).__name__}: {e}'[:200]
                     rows.append(dict(base, method=meth, epsilon=float(eps), seconds=time.perf_counter() - t0, error=err, **r))
                     bar.update()
+            for meth in ps:
+                if rep >= limit.get(meth, repeats) or not eps_of(meth): continue
+                pseed = int(np.random.default_rng([seed, rep, zlib.crc32(meth.encode())]).integers(2**31 - 1))
+                for r in run_peer(meth, peers[meth], eps_of(meth), Xa, ya, Xb, yb, bounds, classes, seed=pseed, timeout=peer_timeout):
+                    rows.append(dict(base, method=meth, **r)); bar.update()
+            if checkpoint is not None: pd.DataFrame(rows).to_csv(checkpoint, index=False)
         bar.close()
+    _SCORER['model'] = 'rf'
     return pd.DataFrame(rows)
+
 
 # %% ../nbs/80_benchmark.ipynb #5258c54a
 def summarise(runs:pd.DataFrame, min_gap:float=0.02) -> pd.DataFrame:
-    """Mean accuracy, AUPRC and seconds per (data set, ε, method) with the split-matched majority and non-private rates,
-    and the gap closed, (mean accuracy − mean majority)/(mean non-private − mean majority): NaN where that gap is below
-    `min_gap` (the non-private model does not beat the majority rate, so there is no gap to close)."""
+    """Mean accuracy, AUPRC, marginal distance and seconds per (data set, ε, method) with the split-matched majority and
+    non-private rates, and the gap closed, (mean accuracy − mean majority)/(mean non-private − mean majority): NaN where
+    that gap is below `min_gap` (the non-private model does not beat the majority rate, so there is no gap to close).
+    `failed` counts fits with no result, `timed_out` those stopped by the per-fit timeout (peers)."""
+    runs = runs.copy()
+    for c in ('marginal_tvd', 'fit_seconds', 'fit_cpu_seconds', 'error'):
+        if c not in runs: runs[c] = np.nan if c != 'error' else ''
+    runs['_timeout'] = runs.error.astype(str).str.contains('timed out').astype(int)
     ref = runs[runs.method.isin(['majority', 'non-private'])].pivot_table(index=['dataset', 'repeat'], columns='method', values='accuracy')
     dp = runs[~runs.method.isin(['majority', 'non-private'])].join(ref, on=['dataset', 'repeat'])
     g = dp.groupby(['dataset', 'epsilon', 'method'])
     out = g.agg(accuracy=('accuracy', 'mean'), acc_se=('accuracy', lambda a: a.std(ddof=1) / np.sqrt(a.count()) if a.count() > 1 else np.nan),
-                auprc=('auprc', 'mean'), majority=('majority', 'mean'), non_private=('non-private', 'mean'),
-                seconds=('seconds', 'mean'), runs=('accuracy', 'count'),
-                failed=('accuracy', lambda a: int(a.isna().sum()))).reset_index()
+                auprc=('auprc', 'mean'), marginal_tvd=('marginal_tvd', 'mean'), majority=('majority', 'mean'),
+                non_private=('non-private', 'mean'), seconds=('seconds', 'mean'), fit_seconds=('fit_seconds', 'mean'), fit_cpu_seconds=('fit_cpu_seconds', 'mean'),
+                runs=('accuracy', 'count'), failed=('accuracy', lambda a: int(a.isna().sum())),
+                timed_out=('_timeout', 'sum')).reset_index()
     gap = out.non_private - out.majority
     out['gap_closed'] = np.where(gap >= min_gap, (out.accuracy - out.majority) / gap.where(gap >= min_gap, 1.0), np.nan)
-    out['delta'] = np.where(out.method == 'RON-Gauss', 0.0, 1e-5)
+    pure = out.method.isin(['RON-Gauss', 'DP-LR (diffprivlib)', 'DP-NB (diffprivlib)'])
+    out['delta'] = np.where(pure, 0.0, 1e-5)
+    out['peer'] = out.method.isin(list(PEER_METHODS))
     return out
 
 
 # %% ../nbs/80_benchmark.ipynb #cf8088ff
 def plot_benchmark(summary:pd.DataFrame, path=None):
-    "One panel per data set: accuracy against ε per method (same colour everywhere), with the majority rate and the non-private model as lines."
+    "One panel per data set: accuracy against ε per method (same colour everywhere; peers dashed), with the majority rate and the non-private model as lines."
     import matplotlib.pyplot as plt
     names = list(dict.fromkeys(summary.dataset))
-    colour = {m: f'C{i}' for i, m in enumerate(sorted(summary.method.unique()))}
+    ours = sorted(m for m in summary.method.unique() if m not in PEER_METHODS)
+    peer_colours = ['black', 'dimgray', 'teal', 'olive']
+    others = [m for m in ours if m != 'SuffStatGauss']
+    colour = {m: f'C{i % 10}' for i, m in enumerate(others)}
+    colour['SuffStatGauss'] = 'crimson'
+    colour.update({m: peer_colours[i % 4] for i, m in enumerate(PEER_METHODS)})
     cols = min(2, len(names)); rows = math.ceil(len(names) / cols)   # at most 6.8 in wide: text stays readable
     fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 3.0 * rows), squeeze=False)
     for ax, nm in zip(axes.flat, names):
         s = summary[summary.dataset == nm]
         for meth, t in s.groupby('method'):
-            ax.plot(t.epsilon, t.accuracy, marker='o', ms=3, color=colour[meth], label=meth)
+            peer = meth in PEER_METHODS                           # peers: dashed, square markers
+            ax.plot(t.epsilon, t.accuracy, marker='s' if peer else 'o', ms=3, ls='--' if peer else '-', color=colour[meth],
+                    lw=2 if meth == 'SuffStatGauss' else 1.2, label=meth)
         ax.axhline(s.majority.mean(), color='k', ls=':', lw=1, label='majority')
         ax.axhline(s.non_private.mean(), color='k', ls='--', lw=1, label='non-private')
         ax.set_xscale('log', base=2); ax.set_title(nm); ax.set_xlabel('ε'); ax.set_ylabel('TSTR accuracy (RF)')
@@ -268,4 +435,38 @@ def plot_benchmark(summary:pd.DataFrame, path=None):
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     if path is not None: fig.savefig(path, dpi=120)
     return fig
+
+
+# %% ../nbs/80_benchmark.ipynb #6d672fb4
+def results_table(summary:pd.DataFrame, epsilons=(1, 8)) -> pd.DataFrame:
+    """Per data set: the majority rate, the non-private model, then every method (dpnotes, then peers) with its accuracy
+    and share of the gap closed at each ε in `epsilons`, and the number of splits with a result at each ε (in brackets:
+    fits that timed out, or ended without a result: failed or not finished)."""
+    s = summary[summary.epsilon.isin([float(e) for e in epsilons])]
+    acc = s.pivot_table(index=['dataset', 'method'], columns='epsilon', values='accuracy')
+    acc.columns = [f'acc ε={e:g}' for e in acc.columns]
+    gap = s.pivot_table(index=['dataset', 'method'], columns='epsilon', values='gap_closed')
+    gap.columns = [f'gap ε={e:g}' for e in gap.columns]
+    if 'timed_out' not in s: s = s.assign(timed_out=0)
+    if 'failed' not in s: s = s.assign(failed=0)
+    def _count(t):   # splits with a result per ε; in brackets those that timed out or did not finish
+        out = []
+        for a, b, f in zip(t.runs, t.timed_out.fillna(0), t.failed.fillna(0)):
+            extra = ([f"{int(b)} timed out"] if b else []) + ([f"{int(f - b)} without result"] if f - b > 0 else [])
+            out.append(f"{int(a)}" + (f" ({', '.join(extra)})" if extra else ''))
+        return ' / '.join(out)
+    cnt = s.groupby(['dataset', 'method']).apply(_count, include_groups=False).rename('splits')
+    t = acc.join(gap).join(cnt).reset_index()
+    t['kind'] = np.where(t.method.isin(list(PEER_METHODS)), 'peer', 'dpnotes')
+    ref = summary.groupby('dataset')[['majority', 'non_private']].mean()
+    refs = []
+    for nm, r in ref.iterrows():
+        for meth, v in (('majority', r.majority), ('non-private', r.non_private)):
+            refs.append(dict(dataset=nm, method=meth, kind='reference', **{c: v for c in acc.columns}))
+    t = pd.concat([pd.DataFrame(refs), t], ignore_index=True)
+    order = {n: i for i, n in enumerate(dict.fromkeys(summary.dataset))}
+    first = acc.columns[0]
+    t = t.assign(_d=t.dataset.map(order), _k=t.kind.map({'reference': 0, 'dpnotes': 1, 'peer': 2}),
+                 _a=np.where(t.kind == 'reference', (t.method == 'non-private').astype(float), -t[first].fillna(-1)))
+    return t.sort_values(['_d', '_k', '_a']).drop(columns=['_d', '_k', '_a']).set_index(['dataset', 'kind', 'method'])
 
