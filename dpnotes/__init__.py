@@ -3,7 +3,7 @@
 Modules:
 
 - `dpnotes.audit`: Lower confidence bounds on ε from samples of a mechanism on two neighbouring datasets, and an adversarial search for sensitivities.
-- `dpnotes.bench`: Every DP release in dpnotes, the non-private model and the majority rate on the same splits and seeds: train on the release, test on real records; the share of the majority → non-private gap each method closes; and which method to use.
+- `dpnotes.bench`: Every DP release in dpnotes beside the strongest DP synthesisers we could install (MST, AIM) and DP classifiers trained directly (diffprivlib), the non-private model and the majority rate, on the same splits, seeds and scorer: train on the release, test on real records; the share of the majority → non-private gap each method closes; and which method to use.
 - `dpnotes.cli`: `dpnotes release IN -o OUT.csv --method M --epsilon E`: a differentially private table from the shell, with the privacy ledger and a utility summary printed; plus `methods`, `schema`, `report`, and `reproduce` for the papers' tables and figures.
 - `dpnotes.covariance`: Sensitivity of second-moment matrices of norm-bounded rows, the symmetric Gaussian release (Analyze Gauss), and the entrywise L1 sensitivity behind RON-Gauss and PCA-Gauss.
 - `dpnotes.data`: The tables of the DPRP and DP-SYN experiments, shipped or fetched with checksums, a user's own table in one call, and a public schema of a table's domain.
