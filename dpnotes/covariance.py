@@ -18,8 +18,8 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
 __all__ = ['PANEL_PAIRS', 'gram_l2_sensitivity', 'sym_from_upper', 'symmetric_noise', 'analyze_gauss', 'normalize_rows',
            'mean_l1_sensitivity', 'dp_mean', 'cov_l1_sensitivity', 'cov_l1_witness', 'ExactSup', 'cov_l1_exact',
            'PairSearchResult', 'search_pair_l1', 'cov_upper_l1_sensitivity', 'upper_weights', 'psd_project',
-           'laplace_cov', 'aug_cov_l1_sensitivity', 'aug_cov_upper_l1_sensitivity', 'mle_cov_l1_sensitivity',
-           'pca_eig_l1_sensitivity', 'box_cov_l1_sensitivity', 'cov_panel']
+           'laplace_cov', 'top_eigvecs', 'aug_cov_l1_sensitivity', 'aug_cov_upper_l1_sensitivity',
+           'mle_cov_l1_sensitivity', 'pca_eig_l1_sensitivity', 'box_cov_l1_sensitivity', 'cov_panel']
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #b6776769
 _NEIGHBOURS = ('replace', 'add_remove')
@@ -326,6 +326,18 @@ def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
         Z = laplace_noise(cov_l1_sensitivity(p, n, r) / epsilon, (p, p), rng, sampler)
         out = S + (Z + Z.T) / 2
     return psd_project(out) if psd else out
+
+# %% ../nbs/20_covariance_sensitivity.ipynb #9bda31b6
+def top_eigvecs(M, # symmetric (m, m) matrix, e.g. a released second moment
+                p: int, # number of leading eigenvectors
+               ) -> np.ndarray: # (m, p) orthonormal columns, eigenvalues in decreasing order
+    "Eigenvectors of the `p` largest eigenvalues of the symmetric part of `M`, as columns (post-processing of a released matrix)."
+    M = np.asarray(M, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1]: raise ValueError(f"M must be a square matrix, got shape {M.shape}")
+    p = check_int(p, 'p')
+    if p > M.shape[0]: raise ValueError(f"p={p} exceeds the dimension {M.shape[0]} of M")
+    w, V = np.linalg.eigh((M + M.T) / 2)
+    return V[:, np.argsort(w)[::-1][:p]]
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #50ff56d1
 def aug_cov_l1_sensitivity(p: int, n: int, label_bound: float, row_norm: float = 1.0, published: bool = False) -> float:

@@ -16,23 +16,11 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fract
                              gaussian_sigma, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget,
                              CLASSES_MESSAGE, check_classes, dp_quantile, private_bounds, BOUND_GRID)
 from .jl import gaussian_projection, theorem_a_sigma, THEOREM_A_METHODS
-from .covariance import gram_l2_sensitivity, sym_from_upper
+from .covariance import gram_l2_sensitivity, sym_from_upper, top_eigvecs
 
 # %% auto #0
 __all__ = ['THEOREM_B_METHODS', 'reconstruction_operator', 'dprp_reconstruct', 'expected_error', 'theorem_b_sigma', 'k1_utility',
            'select_k1', 'k1_probabilities', 'safe_unit_rows', 'Preprocessor', 'DPRP']
-
-# %% ../nbs/40_dprp.ipynb #319caee4
-def top_eigvecs(M, # symmetric (m, m) matrix, e.g. the noisy second moment
-                p: int, # number of leading eigenvectors
-               ) -> np.ndarray: # (m, p) orthonormal columns, eigenvalues in decreasing order
-    "Eigenvectors of the `p` largest eigenvalues of the symmetric part of `M`, as columns (post-processing of a released matrix)."
-    M = np.asarray(M, dtype=float)
-    if M.ndim != 2 or M.shape[0] != M.shape[1]: raise ValueError(f"M must be a square matrix, got shape {M.shape}")
-    p = check_int(p, 'p')
-    if p > M.shape[0]: raise ValueError(f"p={p} exceeds the dimension {M.shape[0]} of M")
-    w, V = np.linalg.eigh((M + M.T) / 2)
-    return V[:, np.argsort(w)[::-1][:p]]
 
 # %% ../nbs/40_dprp.ipynb #c8bbd2a8
 def reconstruction_operator(V, # (d, k2) orthonormal columns
