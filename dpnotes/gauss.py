@@ -485,19 +485,35 @@ def _to_output(self: GaussRelease, Zs, with_mean=True):
     X = Zs @ self.W_.T
     return X + self.mu_ if (with_mean and self.mu_ is not None) else X
 
+def _draw_released(s: dict, n: int, rng) -> tuple:
+    """n rows in the output coordinates and their labels (None without labels) from a released model `s` (plain arrays,
+    see `GaussRelease._released`): post-processing only. Runs in memory and, per partition, on Dask workers."""
+    def to_out(Z, with_mean=True):
+        if s['output'] == 'projected': return Z
+        X = Z @ s['W'].T
+        return X + s['mu'] if (with_mean and s['mu'] is not None) else X
+    if s['task'] == 'classification':
+        cnt = _split_counts(n, s['counts'])
+        parts = [gaussian_sampler(mc, Sc, k, rng) for mc, Sc, k in zip(s['means'], s['covs'], cnt)]
+        lab = np.repeat(s['classes'], cnt)
+        perm = rng.permutation(n)
+        return to_out(np.concatenate(parts)[perm], with_mean=False), lab[perm]
+    S = gaussian_sampler(np.zeros(len(s['cov'])), s['cov'], n, rng)
+    if s['task'] == 'unsupervised': return to_out(S), None
+    return to_out(S[:, :-1]), S[:, -1] + s['y_mean']
+
+@patch
+def _released(self: GaussRelease) -> dict:
+    "The released model as plain arrays and public settings (what sampling needs; nothing else leaves the estimator)."
+    get = lambda a, d=None: getattr(self, a, d)
+    return dict(task=self._task(), output=self.output, W=self.W_, mu=self.mu_, cov=get('cov_'), means=get('means_'),
+                covs=get('covs_'), counts=get('class_counts_'), classes=get('classes_'), y_mean=get('y_mean_', 0.0))
+
 @patch
 def _sample_memory(self: GaussRelease, n: int, rng):
-    "In-memory draw of `n` rows (and labels) with the generator `rng`: the body of `sample`, also run per partition on Dask."
-    if self._task() == 'classification':
-        cnt = _split_counts(n, self.class_counts_)
-        parts = [gaussian_sampler(mc, Sc, k, rng) for mc, Sc, k in zip(self.means_, self.covs_, cnt)]
-        lab = np.repeat(self.classes_, cnt)
-        perm = rng.permutation(n)
-        Xs, ys = self._to_output(np.concatenate(parts)[perm], with_mean=False), lab[perm]
-    else:
-        S = gaussian_sampler(np.zeros(len(self.cov_)), self.cov_, n, rng)
-        if self._task() == 'unsupervised': return self._wrap_X(self._to_output(S))
-        Xs, ys = self._to_output(S[:, :-1]), S[:, -1] + self.y_mean_
+    "In-memory draw of `n` rows (and labels) with the generator `rng`: the body of `sample`."
+    Xs, ys = _draw_released(self._released(), n, rng)
+    if ys is None: return self._wrap_X(Xs)
     ys = pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys
     return self._wrap_X(Xs), ys
 
@@ -747,13 +763,11 @@ ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition wh
 _LABEL = '__dpnotes_label__'     # the label column of a Dask sample, before it is split off
 
 def _gauss_part(spec) -> pd.DataFrame:
-    "One output partition (runs on a worker): `size` rows drawn from the released model with the partition's own stream."
-    est, seq, size, start = spec
-    out = est._sample_memory(size, np.random.default_rng(seq))
-    Xs, ys = out if isinstance(out, tuple) else (out, None)
-    F = Xs.reset_index(drop=True) if isinstance(Xs, pd.DataFrame) else pd.DataFrame(np.asarray(Xs, float)).rename(columns=lambda j: f'x{j}')
+    "One output partition (runs on a worker): `size` rows drawn from the released model `s` with the partition's own stream."
+    s, seq, size, start, names = spec
+    Xs, ys = _draw_released(s, size, np.random.default_rng(seq))
+    F = pd.DataFrame(np.asarray(Xs, float).reshape(size, len(names)), columns=names, index=pd.RangeIndex(start, start + size))
     if ys is not None: F[_LABEL] = np.asarray(ys)
-    F.index = pd.RangeIndex(start, start + size)
     return F
 
 def _gauss_sample_dask(est, n: int, g, npartitions=None):
@@ -763,10 +777,13 @@ def _gauss_sample_dask(est, n: int, g, npartitions=None):
     sizes = [n // P + (i < n % P) for i in range(P)]
     starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
     seqs = partition_rngs(g, P)
-    meta = _gauss_part((est, np.random.SeedSequence(0), 0, 0))
-    D = dd.from_map(_gauss_part, [(est, q, s, s0) for q, s, s0 in zip(seqs, sizes, starts)], meta=meta, enforce_metadata=False)
-    cols = [c for c in meta.columns if c != _LABEL]
-    X = D[cols] if est.columns_ is not None else D[cols].to_dask_array(lengths=sizes)
+    s = est._released()                                        # only released arrays and public settings go to the workers
+    width = est.n_features_in_ if est.output == 'original' else len(s['cov'] if s['cov'] is not None else s['covs'][0]) - (s['task'] == 'regression')
+    W0 = est._wrap_X(np.zeros((0, width)))
+    names = list(W0.columns) if isinstance(W0, pd.DataFrame) else [f'x{j}' for j in range(width)]
+    meta = _gauss_part((s, np.random.SeedSequence(0), 0, 0, names))
+    D = dd.from_map(_gauss_part, [(s, q, k, s0, names) for q, k, s0 in zip(seqs, sizes, starts)], meta=meta, enforce_metadata=False)
+    X = D[names] if est.columns_ is not None else D[names].to_dask_array(lengths=sizes)
     if _LABEL not in meta.columns: return X
     y = D[_LABEL].rename(est.y_name_) if est.columns_ is not None else D[_LABEL].to_dask_array(lengths=sizes)
     return X, y
