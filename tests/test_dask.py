@@ -78,7 +78,7 @@ def test_sample_returns_dask_with_independent_reproducible_partitions():
     assert len({s.spawn_key for s in seqs}) == 4
 
 
-def test_release_accepts_dask_for_suffstat_only():
+def test_release_accepts_dask_for_the_dask_methods_only():
     F = _table(600)
     schema = {'dpnotes_schema': 1, 'label': 'label', 'columns': {
         **{c: {'kind': 'numeric', 'lower': 0, 'upper': 10} for c in F.columns if c != 'label'},
@@ -92,8 +92,8 @@ def test_release_accepts_dask_for_suffstat_only():
     assert out[[c for c in F.columns if c != 'label']].stack().between(0, 10).all()
     assert set(out['label']) <= {'a', 'b', 'c'}
     supported = [m for m in methods().index if methods().loc[m, 'dask']]
-    assert supported == ['suffstat-gauss']
-    for m in ('dprp', 'ron-gauss', 'jl-laplace'):
+    assert sorted(supported) == ['dprp', 'ron-gauss', 'suffstat-gauss']
+    for m in ('ron-gauss-paper', 'pca-gauss', 'jl-laplace'):
         with pytest.raises(ValueError, match='suffstat-gauss'):
             release(dd.from_pandas(F, npartitions=2), m, 1.0, schema=schema)
 
@@ -273,3 +273,24 @@ def test_end_to_end_audit_of_the_dask_ron_gauss_call():
     print(f'RON-Gauss Dask call: eps_lb = {ok.epsilon_lb:.3f} (claimed 1); leaky variant: eps_lb = {leak.epsilon_lb:.3f}')
     assert ok.epsilon_lb <= 1.0
     assert leak.epsilon_lb > 2.0
+
+
+@pytest.mark.parametrize('method', ['ron-gauss', 'dprp'])
+def test_release_on_dask_same_model_for_any_partitioning(method):
+    F = _table(600)
+    schema = {'dpnotes_schema': 1, 'label': 'label', 'columns': {
+        **{c: {'kind': 'numeric', 'lower': 0, 'upper': 10} for c in F.columns if c != 'label'},
+        'label': {'kind': 'categorical', 'categories': ['a', 'b', 'c']}}}
+    rs = [release(dd.from_pandas(F, npartitions=P), method, 1.0, schema=schema, rng=5, sampler='safe') for P in (1, 4, 16)]
+    for r in rs[1:]:
+        if method == 'ron-gauss':
+            assert all(np.array_equal(a, b) for a, b in zip(r.model.model_.covs_, rs[0].model.model_.covs_))
+            assert np.array_equal(r.model.norm_probs_, rs[0].model.norm_probs_)
+        else: assert r.model.k1_ == rs[0].model.k1_
+        pd.testing.assert_frame_equal(r.ledger, rs[0].ledger)
+    assert is_dask(rs[1].data)
+    out = rs[1].data.compute()
+    assert list(out.columns) == list(F.columns) and len(out) == len(F)
+    assert out[[c for c in F.columns if c != 'label']].stack().between(0, 10).all() and set(out['label']) <= {'a', 'b', 'c'}
+    if method == 'dprp':
+        with pytest.raises(ValueError, match='n=None'): rs[1].model.sample(100)
