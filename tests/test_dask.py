@@ -294,3 +294,15 @@ def test_release_on_dask_same_model_for_any_partitioning(method):
     assert out[[c for c in F.columns if c != 'label']].stack().between(0, 10).all() and set(out['label']) <= {'a', 'b', 'c'}
     if method == 'dprp':
         with pytest.raises(ValueError, match='n=None'): rs[1].model.sample(100)
+
+
+@pytest.mark.parametrize('name', ['ron-class', 'pca-lap-unsup'])
+def test_gauss_dask_fit_keeps_only_released_or_public_attributes(name):
+    import inspect
+    est = _gauss_variants()[name]()
+    F = _table(800, d=6); cols = [c for c in F.columns if c != 'label']
+    D = dd.from_pandas(F, npartitions=4)
+    est.fit(D[cols], D['label'] if est.classes is not None else None)
+    params = set(inspect.signature(type(est)).parameters)
+    names = {a for a in vars(est) if not a.startswith('_')} - params
+    assert names <= set(type(est).released_attributes) | set(type(est).public_attributes), names
