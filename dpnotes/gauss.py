@@ -364,7 +364,8 @@ def fit(self: GaussRelease, X, y=None, **kw):
     y: labels for supervised tasks (classification: values in the public `classes`). X may be a Dask collection (see `_fit_dask`)."""
     if self.task is None and y is not None and self.classes is None:      # labels given, label set not: refuse
         raise ValueError(_CLASSES_MSG + " (or pass task='regression' or task='unsupervised')")
-    if is_dask(X): return self._fit_dask(X, y, **kw)                      # see "On Dask" below: same release, two passes
+    if is_dask(X) or (self._exact and self._exact_unsupported() is None):  # see "Exact statistics, on Dask" below
+        return self._fit_dask(X, y, **kw)
     A, meta = _rows_view(X)
     n, m = A.shape
     eps, p, fr = self._validate(m)
@@ -674,15 +675,16 @@ def _fit_dask(self: GaussRelease, X, y=None, **kw):
     on the driver. Pass 1: row count, (class) counts and sums of the unit rows → released mean(s). Pass 2 needs those
     released means to pre-process the rows: second moments of the projected rows (PCA-Gauss: the Gram matrix of Alg. 1's
     rows, from which both the released basis and the second moment of the projected rows follow on the driver)."""
-    from dpnotes.moments import exact_moments
-    task = self._task()
-    if task == 'regression': raise ValueError("task='regression' is not available on Dask yet: use task='unsupervised' or 'classification', or compute() the data")
-    if task == 'classification' and self.class_sizes != 'private':
-        raise ValueError("class_sizes='public' (the papers' setting, counts not protected) is not available on Dask: use class_sizes='private'")
-    if getattr(self, 'pca', 'lap') != 'lap' or (getattr(self, 'pca', None) == 'lap' and task != 'unsupervised'):
-        raise ValueError("PCAGauss on Dask supports pca='lap' with task='unsupervised' only; compute() the data for the other variants")
-    if y is not None and task == 'unsupervised': raise ValueError("task='unsupervised' takes no y")
-    m, cols = _dask_columns(X)
+    on_dask, task = is_dask(X), self._task()
+    msg = self._exact_unsupported()
+    if msg: raise ValueError(msg)
+    if on_dask:
+        if y is not None and task == 'unsupervised': raise ValueError("task='unsupervised' takes no y")
+        m, cols = _dask_columns(X)
+    else:                                                                     # in memory: the same exact statistics
+        A, meta = _rows_view(X)
+        m, cols = A.shape[1], (meta.columns if (meta is not None and meta.kind == 'dataframe') else None)
+        X, y = A, (None if task == 'unsupervised' else y)
     eps, p, fr = self._validate(m)
     rng = as_rng(self.rng)
     self.columns_, self.y_name_ = cols, getattr(y, 'name', None)
@@ -694,17 +696,17 @@ def _fit_dask(self: GaussRelease, X, y=None, **kw):
     if task == 'classification':
         self.classes_ = _check_classes(self.classes)
         K = len(self.classes_)
+        if not on_dask: y = _label_codes(y, len(X), self.classes_)             # the in-memory checks, then class indices
+        lab = self.classes_ if on_dask else np.arange(K)
         b = self._budgets(eps * (1 - self.count_share), fr); b['count'] = eps * self.count_share
         W = self.W_ = self._class_basis_dask(m, p, rng)
-        s1 = exact_moments(X, y, K, prep=_prep_unit(self.classes_), bound=1.0, second=None)           # pass 1
+        s1 = exact_moments(X, y, K, prep=_prep_unit(lab), bound=1.0, second=None)           # pass 1
         cnt = _laplace(s1['count'].astype(float), 2.0, b['count'], rng, smp, 'the class counts')
         self.class_counts_, den = np.maximum(cnt, 0.0), np.maximum(cnt, 1.0)
         S = _laplace(s1['sum'], mean_l1_sensitivity(m, 1), b['mu'], rng, smp, 'the class means')
         raw = S / den[:, None]
-        paper = bool(self.class_renormalize)
-        if paper: raise ValueError("class_renormalize=True is not available on Dask: use the default scale-consistent rows")
         mus, r = np.array([clip_to_ball(v) for v in raw]), 2.0
-        s2 = exact_moments(X, y, K, prep=_prep_centred(W, mus=mus, classes=self.classes_, r=r), bound=r, second='per_class')  # pass 2
+        s2 = exact_moments(X, y, K, prep=_prep_centred(W, mus=mus, classes=lab, r=r), bound=r, second='per_class')  # pass 2
         self._release_class_moments(list(s2['second']), mus, den, b, rng, r)
         self.mu_ = None
     else:
@@ -727,8 +729,24 @@ def _fit_dask(self: GaussRelease, X, y=None, **kw):
         self.W_ = W
         self.cov_ = psd_project(_noisy_moment(M, n, b['cov'], rng, smp, self.release, self.published))
     self.budget_ = {k: float(v) for k, v in b.items()}
-    self._rng_, self._on_dask = rng, True
+    self._rng_, self._on_dask = rng, on_dask
     return self
+
+GaussRelease._exact = True     # in memory too, the variants below use the exact statistics (False: the float statistics)
+
+@patch
+def _exact_unsupported(self: GaussRelease):
+    "None when this variant has the exact-statistics (and Dask) path; otherwise the reason, naming what is supported."
+    task = self._task()
+    if task == 'regression': return "task='regression' is not available on Dask yet: use task='unsupervised' or 'classification', or compute() the data"
+    if task == 'classification' and self.class_sizes != 'private':
+        return "class_sizes='public' (the papers' setting, counts not protected) is not available on Dask: use class_sizes='private'"
+    if task == 'classification' and self.class_renormalize:
+        return "class_renormalize=True is not available on Dask: use the default scale-consistent rows"
+    if getattr(self, 'pca', 'lap') != 'lap' or (getattr(self, 'pca', None) == 'lap' and task != 'unsupervised'):
+        return "PCAGauss on Dask supports pca='lap' with task='unsupervised' only; compute() the data for the other variants"
+    if self.published and task == 'classification': return "published=True is not available on Dask"
+    return None
 
 @patch
 def _class_basis_dask(self: GaussRelease, m, p, rng):
