@@ -198,9 +198,8 @@ def _released(est):
 
 @pytest.mark.parametrize('name', list(_gauss_variants()))
 def test_gauss_same_release_for_any_partitioning(name):
-    """The released model is bit-identical for 1, 4 and 16 partitions (same seed): exact statistics, same noise draws.
-    (The in-memory path keeps its float statistics: it agrees with the Dask fit to the quantisation bound, checked in
-    nbs/21_gaussian_release.ipynb, not bit for bit.)"""
+    """The released model is bit-identical for a pandas frame and 1, 4 and 16 partitions (same seed): exact statistics,
+    same noise draws. (The previous float statistics stay within the quantisation bound: checked in 21_gaussian_release.)"""
     mk = _gauss_variants()[name]
     F = _table(3000, d=6); cols = [c for c in F.columns if c != 'label']
     fits = []
@@ -211,9 +210,9 @@ def test_gauss_same_release_for_any_partitioning(name):
     ref = _released(fits[0])
     for e in fits[1:]:
         for a, b in zip(_released(e), ref): assert np.array_equal(a, b), name
-    # and close to the pandas fit: the same public draws and noise, statistics within the quantisation error
+    # and identical to the pandas fit: the in-memory path uses the same exact statistics and the same draws
     e = mk(); mem = e.fit(F[cols], F['label'] if e.classes is not None else None)
-    for a, b in zip(_released(mem), ref): assert np.allclose(a, b, rtol=0, atol=1e-4), name
+    for a, b in zip(_released(mem), ref): assert np.array_equal(a, b), name
 
 
 def test_gauss_dask_array_input_and_dask_output():
@@ -287,6 +286,10 @@ def test_release_on_dask_same_model_for_any_partitioning(method):
             assert all(np.array_equal(a, b) for a, b in zip(r.model.model_.covs_, rs[0].model.model_.covs_))
             assert np.array_equal(r.model.norm_probs_, rs[0].model.norm_probs_)
         else: assert r.model.k1_ == rs[0].model.k1_
+    if method == 'ron-gauss':                       # the in-memory release: the same model (exact statistics there too)
+        mem = release(F, method, 1.0, schema=schema, rng=5, sampler='safe')
+        assert all(np.array_equal(a, b) for a, b in zip(mem.model.model_.covs_, rs[0].model.model_.covs_))
+        assert np.array_equal(mem.model.norm_probs_, rs[0].model.norm_probs_)
         pd.testing.assert_frame_equal(r.ledger, rs[0].ledger)
     assert is_dask(rs[1].data)
     out = rs[1].data.compute()
