@@ -670,7 +670,8 @@ def _noisy_moment(M, n, eps, rng, sampler, release, published, r=1.0):
 # %% ../nbs/21_gaussian_release.ipynb #cec24d8e
 @patch
 def _fit_dask(self: GaussRelease, X, y=None, **kw):
-    """`fit` on a Dask array / DataFrame (labels: a Dask Series partitioned like X). Two passes over the data, each one
+    """`fit` with exact statistics: on a Dask array / DataFrame (labels: a Dask Series partitioned like X), and in memory for
+    the variants `_exact_unsupported` accepts (the same numbers for any partitioning). Two passes over the data, each one
     `compute` of exact fixed-point statistics (`dpnotes.moments.exact_moments`) on the workers; the noise is added once,
     on the driver. Pass 1: row count, (class) counts and sums of the unit rows → released mean(s). Pass 2 needs those
     released means to pre-process the rows: second moments of the projected rows (PCA-Gauss: the Gram matrix of Alg. 1's
