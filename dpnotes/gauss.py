@@ -17,11 +17,12 @@ from .covariance import (mean_l1_sensitivity, cov_l1_sensitivity, cov_upper_l1_s
                                 aug_cov_l1_sensitivity, aug_cov_upper_l1_sensitivity, pca_eig_l1_sensitivity,
                                 sym_from_upper, gram_l2_sensitivity, symmetric_noise, psd_project, analyze_gauss, normalize_rows)
 from .dfm import haar_orthonormal, uniform_qr_orthonormal
+from .moments import exact_moments, is_dask, partition_rngs   # dask itself is imported lazily, only there
 
 # %% auto #0
-__all__ = ['unit_rows', 'ron_preprocess_project', 'preprocess_rows', 'clip_to_ball', 'center_project', 'release_second_moment',
-           'gaussian_sampler', 'top_eigvecs', 'pca_basis', 'class_sum_sensitivity', 'GaussRelease', 'RONGauss',
-           'ModipsGauss', 'PCAGauss', 'IdentityRelease']
+__all__ = ['ROWS_PER_PARTITION', 'unit_rows', 'ron_preprocess_project', 'preprocess_rows', 'clip_to_ball', 'center_project',
+           'release_second_moment', 'gaussian_sampler', 'top_eigvecs', 'pca_basis', 'class_sum_sensitivity',
+           'GaussRelease', 'RONGauss', 'ModipsGauss', 'PCAGauss', 'IdentityRelease']
 
 # %% ../nbs/21_gaussian_release.ipynb #5fc5676e
 _HUGE_NOISE = 1e300    # Laplace/Gaussian draws of a larger scale can overflow float64
@@ -360,9 +361,11 @@ class GaussRelease:
 @patch
 def fit(self: GaussRelease, X, y=None, **kw):
     """Fit the DP model; spends `epsilon` in total. X: (n, m) array or DataFrame (n is public: replace-one neighbours);
-    y: labels for supervised tasks (classification: values in the public `classes`)."""
+    y: labels for supervised tasks (classification: values in the public `classes`). X may be a Dask collection (see `_fit_dask`)."""
     if self.task is None and y is not None and self.classes is None:      # labels given, label set not: refuse
         raise ValueError(_CLASSES_MSG + " (or pass task='regression' or task='unsupervised')")
+    if is_dask(X) or (self._exact and self._exact_unsupported() is None):  # see "Exact statistics, on Dask" below
+        return self._fit_dask(X, y, **kw)
     A, meta = _rows_view(X)
     n, m = A.shape
     eps, p, fr = self._validate(m)
@@ -392,7 +395,7 @@ def fit(self: GaussRelease, X, y=None, **kw):
         Z, self.mu_, self.W_ = self._global(A, p, b, rng, **kw)
         self.cov_ = self._release(Z, yy, b, rng)
     self.budget_ = {k: float(v) for k, v in b.items()}
-    self._rng_ = rng
+    self._rng_, self._on_dask = rng, False
     return self
 
 @patch
@@ -483,25 +486,35 @@ def _to_output(self: GaussRelease, Zs, with_mean=True):
     X = Zs @ self.W_.T
     return X + self.mu_ if (with_mean and self.mu_ is not None) else X
 
-@patch
-def sample(self: GaussRelease, n: int,
-           rng=None, # None: continue the fit's generator | int seed (tests, teaching) | Generator
-          ):
-    """n synthetic rows (and labels for supervised tasks: returns (X, y)). Post-processing of the DP model; class proportions
-    follow the released counts. A fixed integer `rng` is for tests and teaching; a release should use fresh entropy."""
-    self._check_fitted()
-    n = check_int(n, 'n')
-    rng = self._rng_ if rng is None else as_rng(rng)
-    if self._task() == 'classification':
-        cnt = _split_counts(n, self.class_counts_)
-        parts = [gaussian_sampler(mc, Sc, k, rng) for mc, Sc, k in zip(self.means_, self.covs_, cnt)]
-        lab = np.repeat(self.classes_, cnt)
+def _draw_released(s: dict, n: int, rng) -> tuple:
+    """n rows in the output coordinates and their labels (None without labels) from a released model `s` (plain arrays,
+    see `GaussRelease._released`): post-processing only. Runs in memory and, per partition, on Dask workers."""
+    def to_out(Z, with_mean=True):
+        if s['output'] == 'projected': return Z
+        X = Z @ s['W'].T
+        return X + s['mu'] if (with_mean and s['mu'] is not None) else X
+    if s['task'] == 'classification':
+        cnt = _split_counts(n, s['counts'])
+        parts = [gaussian_sampler(mc, Sc, k, rng) for mc, Sc, k in zip(s['means'], s['covs'], cnt)]
+        lab = np.repeat(s['classes'], cnt)
         perm = rng.permutation(n)
-        Xs, ys = self._to_output(np.concatenate(parts)[perm], with_mean=False), lab[perm]
-    else:
-        S = gaussian_sampler(np.zeros(len(self.cov_)), self.cov_, n, rng)
-        if self._task() == 'unsupervised': return self._wrap_X(self._to_output(S))
-        Xs, ys = self._to_output(S[:, :-1]), S[:, -1] + self.y_mean_
+        return to_out(np.concatenate(parts)[perm], with_mean=False), lab[perm]
+    S = gaussian_sampler(np.zeros(len(s['cov'])), s['cov'], n, rng)
+    if s['task'] == 'unsupervised': return to_out(S), None
+    return to_out(S[:, :-1]), S[:, -1] + s['y_mean']
+
+@patch
+def _released(self: GaussRelease) -> dict:
+    "The released model as plain arrays and public settings (what sampling needs; nothing else leaves the estimator)."
+    get = lambda a, d=None: getattr(self, a, d)
+    return dict(task=self._task(), output=self.output, W=self.W_, mu=self.mu_, cov=get('cov_'), means=get('means_'),
+                covs=get('covs_'), counts=get('class_counts_'), classes=get('classes_'), y_mean=get('y_mean_', 0.0))
+
+@patch
+def _sample_memory(self: GaussRelease, n: int, rng):
+    "In-memory draw of `n` rows (and labels) with the generator `rng`: the body of `sample`."
+    Xs, ys = _draw_released(self._released(), n, rng)
+    if ys is None: return self._wrap_X(Xs)
     ys = pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys
     return self._wrap_X(Xs), ys
 
@@ -605,6 +618,210 @@ class PCAGauss(GaussRelease):
         super().fit(X, y, **kw)
         if self.pca == 'data': self.W_ = None          # not kept anywhere: sample() needs only the eigenvalues
         return self
+
+# %% ../nbs/21_gaussian_release.ipynb #4142139f
+def _dask_columns(X) -> tuple:
+    "(m, column names or None) of a Dask DataFrame or 2-D Dask array, from its metadata alone (no computation)."
+    if hasattr(X, 'columns'):
+        bad = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X.dtypes[c]) or pd.api.types.is_bool_dtype(X.dtypes[c]))]
+        if bad: raise TypeError(f"X: non-numeric columns {bad[:5]}; encode them first")
+        return len(X.columns), pd.Index(X.columns)
+    if X.ndim != 2 or np.isnan(X.shape[1]): raise ValueError("X: pass a Dask DataFrame or a 2-D Dask array with a known number of columns")
+    return int(X.shape[1]), None
+
+def _codes_in(yb, classes):
+    "Class indices of one partition's labels (runs on a worker): a label outside the public `classes` is a domain error."
+    codes = pd.Index(classes).get_indexer(pd.Index(np.asarray(yb).ravel()))
+    if np.any(codes < 0):
+        raise ValueError(f"y has labels outside classes={pd.Index(classes).tolist()} (or missing labels): the data must lie in the "
+                         "declared domain; add the value to classes or fix the data")
+    return codes
+
+def _prep_unit(classes=None):
+    "Pass-1 row map: unit rows u = x/||x|| (norm ≤ 1) and class indices (all 0 without classes)."
+    def prep(A, yb):
+        idx = np.zeros(len(A), dtype=np.int64) if classes is None else _codes_in(yb, classes)
+        return unit_rows(A), idx
+    return prep
+
+def _prep_centred(W, mu=None, mus=None, classes=None, r=1.0):
+    """Pass-2 row map with released quantities only: z = W^T(x̃) clipped to the ball of radius r, where x̃ is Alg. 1's row
+    (normalise, subtract the released mean `mu`, normalise) or, per class, u - mu_c with the released, clipped class means."""
+    def prep(A, yb):
+        if classes is None: idx, V = np.zeros(len(A), dtype=np.int64), preprocess_rows(A, mu)
+        else: idx = _codes_in(yb, classes); V = unit_rows(A) - mus[idx]
+        return _clip_rows(V @ W, r), idx
+    return prep
+
+def _noisy_moment(M, n, eps, rng, sampler, release, published, r=1.0):
+    "Release of a second moment M = (1/n) Σ z zᵀ of rows with norm ≤ r: the noise rules of `release_second_moment` (no labels)."
+    p = M.shape[0]
+    if published: return _laplace(M, cov_l1_sensitivity(p, n, r, published=True), eps, rng, sampler, 'the covariance')
+    full, upper = cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r)
+    if sampler == 'safe':
+        if release == 'upper': return sym_from_upper(_laplace(M[np.triu_indices(p)], upper, eps, rng, sampler, 'the covariance'), p)
+        N = _laplace(M, full, eps, rng, sampler, 'the covariance')
+        return (N + N.T) / 2
+    if release == 'upper': return M + _sym_noise(p, _noise_scale(upper, eps, 'the covariance'), rng, sampler)
+    E = laplace_noise(_noise_scale(full, eps, 'the covariance'), (p, p), rng, sampler)
+    return M + (E + E.T) / 2
+
+
+# %% ../nbs/21_gaussian_release.ipynb #cec24d8e
+@patch
+def _fit_dask(self: GaussRelease, X, y=None, **kw):
+    """`fit` with exact statistics: on a Dask array / DataFrame (labels: a Dask Series partitioned like X), and in memory for
+    the variants `_exact_unsupported` accepts (the same numbers for any partitioning). Two passes over the data, each one
+    `compute` of exact fixed-point statistics (`dpnotes.moments.exact_moments`) on the workers; the noise is added once,
+    on the driver. Pass 1: row count, (class) counts and sums of the unit rows → released mean(s). Pass 2 needs those
+    released means to pre-process the rows: second moments of the projected rows (PCA-Gauss: the Gram matrix of Alg. 1's
+    rows, from which both the released basis and the second moment of the projected rows follow on the driver)."""
+    on_dask, task = is_dask(X), self._task()
+    msg = self._exact_unsupported()
+    if msg: raise ValueError(msg)
+    if on_dask:
+        if y is not None and task == 'unsupervised': raise ValueError("task='unsupervised' takes no y")
+        m, cols = _dask_columns(X)
+    else:                                                                     # in memory: the same exact statistics
+        A, meta = _rows_view(X)
+        m, cols = A.shape[1], (meta.columns if (meta is not None and meta.kind == 'dataframe') else None)
+        X, y = A, (None if task == 'unsupervised' else y)
+    eps, p, fr = self._validate(m)
+    rng = as_rng(self.rng)
+    self.columns_, self.y_name_ = cols, getattr(y, 'name', None)
+    self.n_features_in_, self.p_ = m, p
+    smp = self.sampler
+    # Privacy does not depend on the partitioning: every statistic below is the same function of the whole data set for
+    # any split (exact integer sums). Quantisation truncates toward zero, so no entry and no row norm grows: the rows keep
+    # their public norm bounds (1 for unit / Alg. 1 rows, r for class-centred rows) and every sensitivity bound holds.
+    if task == 'classification':
+        self.classes_ = _check_classes(self.classes)
+        K = len(self.classes_)
+        if not on_dask: y = _label_codes(y, len(X), self.classes_)             # the in-memory checks, then class indices
+        lab = self.classes_ if on_dask else np.arange(K)
+        b = self._budgets(eps * (1 - self.count_share), fr); b['count'] = eps * self.count_share
+        W = self.W_ = self._class_basis_dask(m, p, rng)
+        s1 = exact_moments(X, y, K, prep=_prep_unit(lab), bound=1.0, second=None)           # pass 1
+        cnt = _laplace(s1['count'].astype(float), 2.0, b['count'], rng, smp, 'the class counts')
+        self.class_counts_, den = np.maximum(cnt, 0.0), np.maximum(cnt, 1.0)
+        S = _laplace(s1['sum'], mean_l1_sensitivity(m, 1), b['mu'], rng, smp, 'the class means')
+        raw = S / den[:, None]
+        mus, r = np.array([clip_to_ball(v) for v in raw]), 2.0
+        s2 = exact_moments(X, y, K, prep=_prep_centred(W, mus=mus, classes=lab, r=r), bound=r, second='per_class')  # pass 2
+        self._release_class_moments(list(s2['second']), mus, den, b, rng, r)
+        self.mu_ = None
+    else:
+        b = self._budgets(eps, fr)
+        self.y_mean_, self._a_eff = 0.0, float(self.label_bound)
+        W = None if getattr(self, 'pca', None) == 'lap' else self._projection(m, p, rng)              # same draw order as in memory
+        s1 = exact_moments(X, None, 1, prep=_prep_unit(), bound=1.0, second=None)                     # pass 1
+        n = int(s1['count'][0])
+        if n < 1: raise ValueError("X: no rows")                                                    # public: n is public (replace-one)
+        mu = self.mu_ = _laplace(s1['total'] / n, mean_l1_sensitivity(m, n), b['mu'], rng, smp, 'the mean')
+        if W is None:                                                         # PCA-Gauss, pca='lap': Gram of Alg. 1's rows
+            G = exact_moments(X, None, 1, prep=_prep_centred(np.eye(m), mu=mu), bound=1.0)['second'] / n   # pass 2
+            bs = _noise_scale(cov_upper_l1_sensitivity(m, n), b['pca'], 'the PCA')
+            if smp == 'safe': Mn = sym_from_upper(add_laplace(G[np.triu_indices(m)], bs, rng, smp, sensitivity=cov_upper_l1_sensitivity(m, n)), m)
+            else: Mn = G + _sym_noise(m, bs, rng, smp)
+            W = top_eigvecs(Mn, p)
+            M = W.T @ G @ W                                                   # second moment of z = W^T x̃ (‖z‖ ≤ 1)
+        else:
+            M = exact_moments(X, None, 1, prep=_prep_centred(W, mu=mu), bound=1.0)['second'] / n          # pass 2
+        self.W_ = W
+        self.cov_ = psd_project(_noisy_moment(M, n, b['cov'], rng, smp, self.release, self.published))
+    self.budget_ = {k: float(v) for k, v in b.items()}
+    self._rng_, self._on_dask = rng, on_dask
+    return self
+
+GaussRelease._exact = True     # in memory too, the variants below use the exact statistics (False: the float statistics)
+
+@patch
+def _exact_unsupported(self: GaussRelease):
+    "None when this variant has the exact-statistics (and Dask) path; otherwise the reason, naming what is supported."
+    task = self._task()
+    if task == 'regression': return "task='regression' is not available on Dask yet: use task='unsupervised' or 'classification', or compute() the data"
+    if task == 'classification' and self.class_sizes != 'private':
+        return "class_sizes='public' (the papers' setting, counts not protected) is not available on Dask: use class_sizes='private'"
+    if task == 'classification' and self.class_renormalize:
+        return "class_renormalize=True is not available on Dask: use the default scale-consistent rows"
+    if getattr(self, 'pca', 'lap') != 'lap' or (getattr(self, 'pca', None) == 'lap' and task != 'unsupervised'):
+        return "PCAGauss on Dask supports pca='lap' with task='unsupervised' only; compute() the data for the other variants"
+    if self.published and task == 'classification': return "published=True is not available on Dask"
+    return None
+
+@patch
+def _class_basis_dask(self: GaussRelease, m, p, rng):
+    "The class-conditional projection on Dask: drawn independently of the data (RON-Gauss, MODIPS)."
+    return self._projection(m, p, rng)
+
+@patch
+def _release_class_moments(self: GaussRelease, Ts, mus, den, b, rng, r):
+    "Noisy per-class second-moment sums (joint L1 sensitivity `class_sum_sensitivity`), as in `_fit_classes_private`."
+    K, W, smp = len(Ts), self.W_, self.sampler
+    q = W.shape[1]; sens = class_sum_sensitivity(q, r, self.release)
+    self.means_, self.covs_ = [], []
+    if smp == 'safe':
+        iu = np.triu_indices(q)
+        flat = np.concatenate([T[iu] if self.release == 'upper' else T.ravel() for T in Ts])
+        rel = _laplace(flat, sens, b['cov'], rng, smp, 'the class covariances').reshape(K, -1)
+        for c in range(K):
+            if self.release == 'upper': T = sym_from_upper(rel[c], q)
+            else: N = rel[c].reshape(q, q); T = (N + N.T) / 2
+            self.means_.append(mus[c] @ W); self.covs_.append(psd_project(T / den[c]))
+        return
+    scale = _noise_scale(sens, b['cov'], 'the class covariances')
+    for c in range(K):
+        T = Ts[c]
+        if self.release == 'upper': T = T + _sym_noise(len(T), scale, rng, smp)
+        else: E = laplace_noise(scale, T.shape, rng, smp); T = T + (E + E.T) / 2
+        self.means_.append(mus[c] @ W); self.covs_.append(psd_project(T / den[c]))
+
+
+# %% ../nbs/21_gaussian_release.ipynb #ab12dc6c
+ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition when sampling to Dask
+_LABEL = '__dpnotes_label__'     # the label column of a Dask sample, before it is split off
+
+def _gauss_part(spec) -> pd.DataFrame:
+    "One output partition (runs on a worker): `size` rows drawn from the released model `s` with the partition's own stream."
+    s, seq, size, start, names = spec
+    Xs, ys = _draw_released(s, size, np.random.default_rng(seq))
+    F = pd.DataFrame(np.asarray(Xs, float).reshape(size, len(names)), columns=names, index=pd.RangeIndex(start, start + size))
+    if ys is not None: F[_LABEL] = np.asarray(ys)
+    return F
+
+def _gauss_sample_dask(est, n: int, g, npartitions=None):
+    "(X, y) or X as Dask collections: partition i drawn on its worker from stream i of `partition_rngs` (never reused)."
+    import dask.dataframe as dd
+    P = max(1, -(-n // ROWS_PER_PARTITION)) if npartitions is None else check_int(npartitions, 'npartitions')
+    sizes = [n // P + (i < n % P) for i in range(P)]
+    starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
+    seqs = partition_rngs(g, P)
+    s = est._released()                                        # only released arrays and public settings go to the workers
+    width = est.n_features_in_ if est.output == 'original' else len(s['cov'] if s['cov'] is not None else s['covs'][0]) - (s['task'] == 'regression')
+    W0 = est._wrap_X(np.zeros((0, width)))
+    names = list(W0.columns) if isinstance(W0, pd.DataFrame) else [f'x{j}' for j in range(width)]
+    meta = _gauss_part((s, np.random.SeedSequence(0), 0, 0, names))
+    D = dd.from_map(_gauss_part, [(s, q, k, s0, names) for q, k, s0 in zip(seqs, sizes, starts)], meta=meta, enforce_metadata=False)
+    X = D[names] if est.columns_ is not None else D[names].to_dask_array(lengths=sizes)
+    if _LABEL not in meta.columns: return X
+    y = D[_LABEL].rename(est.y_name_) if est.columns_ is not None else D[_LABEL].to_dask_array(lengths=sizes)
+    return X, y
+
+@patch
+def sample(self: GaussRelease, n: int,
+           rng=None, # None: continue the fit's generator | int seed (tests, teaching) | Generator
+           npartitions: int = None, # Dask output with this many partitions (default after a Dask fit: ⌈n/10⁶⌉)
+          ):
+    """n synthetic rows (and labels for supervised tasks: returns (X, y)). Post-processing of the DP model; class proportions
+    follow the released counts. After a fit on Dask (or with `npartitions`) the output is Dask: each partition is drawn on its
+    worker from its own stream spawned from the sampling stream (`partition_rngs`). A fixed integer `rng` is for tests and
+    teaching; a release should use fresh entropy (`rng=None`: continue the fit's generator)."""
+    self._check_fitted()
+    n = check_int(n, 'n')
+    g = self._rng_ if rng is None else as_rng(rng)
+    if npartitions is None and not getattr(self, '_on_dask', False): return self._sample_memory(n, g)
+    return _gauss_sample_dask(self, n, g, npartitions)
+
 
 # %% ../nbs/21_gaussian_release.ipynb #d48f0f2f
 class IdentityRelease:

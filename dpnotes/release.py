@@ -24,10 +24,10 @@ import dpnotes.data as _data
 from .data import Column, Dataset, Schema, draft_schema
 from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace
 from .dprp import DPRP
-from .gauss import PCAGauss, RONGauss
+from .gauss import PCAGauss, RONGauss, _draw_released
 from .jl_release import jl_laplace_release, jl_laplace_scale
 from .suffstat import SuffStatGauss, _sample_dask, _LABEL
-from .moments import is_dask
+from .moments import is_dask, partition_rngs
 from .dpsyn import DPSyn
 
 # %% auto #0
@@ -328,6 +328,7 @@ class DPRPRelease(Method):
     needs_public = 'schema (bounds, categories), classes, n'
     released_attributes = ('ledger_', 'rows_', 'labels_', 'k1_')
     _preprocess, _theorem_b, _prefix = 'bounds', 'analytic', 'u'
+    supports_dask = True           # DPRP's own two-pass Dask path: exact Gram matrix, noisy rows drawn per partition
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'numpy',
@@ -353,6 +354,13 @@ class DPRPRelease(Method):
         idx = rng.permutation(self.n_) if n == self.n_ else rng.integers(0, self.n_, size=n)
         return self.rows_[idx], (None if self.labels_ is None else self.labels_[idx])
 
+    def _sample_dask(self, n, rng):
+        "On Dask the release is the n noisy rows themselves (already drawn per partition), decoded on the workers."
+        if n != self.n_: raise ValueError(f"n: on Dask, 'dprp' releases exactly its {self.n_} noisy rows; pass n=None")
+        rows, cols = self.rows_, list(self.rows_.columns)
+        if self.labels_ is not None: rows = rows.assign(**{_LABEL: self.labels_})
+        return rows.map_partitions(_decode_part, self.codec_, cols, meta=_decode_part(rows._meta, self.codec_, cols))
+
 class DPRPPaperRelease(DPRPRelease):
     "DPRP as published: rows scaled to unit L2 norm (units lost) and Theorem B read as printed (not private: see the errata)."
     name = 'dprp-paper'
@@ -360,6 +368,7 @@ class DPRPPaperRelease(DPRPRelease):
     needs_public = 'schema (categories), classes, n'
     original_units, private = False, False
     _preprocess, _theorem_b = 'row_l2', 'published'
+    supports_dask = False
 
 # %% ../nbs/60_release.ipynb #dba4edb8
 class _GaussRelease(Method):
@@ -406,9 +415,11 @@ class _GaussRelease(Method):
                 self._charge(f'{self.system}: {names.get(step, step)}{par}', 'Laplace mechanism', e, 0.0)
         self.norm_probs_ = None
         if e_norm > 0:                                         # row norms: a Laplace histogram on public bins
-            r = np.linalg.norm(X, axis=1)
             B = self.norm_bins
-            cnt = np.bincount(np.minimum((r / math.sqrt(m) * B).astype(int), B - 1), minlength=B)
+            if is_dask(X):                                     # integer bin counts per partition, summed: any partitioning
+                import dask
+                cnt = sum(dask.compute(*[dask.delayed(_norm_hist)(part, m, B) for part in X.to_delayed()]))
+            else: cnt = _norm_hist(X, m, B)
             h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
             self.norm_probs_ = h / h.sum() if h.sum() > 0 else np.full(B, 1.0 / B)
             self._charge('row norms (route back to units)', 'Laplace mechanism (histogram)', e_norm, 0.0)
@@ -422,21 +433,54 @@ class _GaussRelease(Method):
         V = np.asarray(V, dtype=float)
         y = None if y is None else np.asarray(y).astype(np.int64)
         if self._published: return V, y
-        B, m = len(self.norm_probs_), V.shape[1]
-        r = (rng.choice(B, size=n, p=self.norm_probs_) + rng.random(n)) * math.sqrt(m) / B
-        nv = np.linalg.norm(V, axis=1)
-        U = np.divide(V, nv[:, None], out=np.zeros_like(V), where=nv[:, None] > 0) * r[:, None]
-        return (np.clip(U, -1.0, 1.0) + 1.0) / 2.0, y
+        return _to_units(V, self.norm_probs_, rng), y
+
+    def _sample_dask(self, n, rng):
+        "A Dask DataFrame in the input's columns and units: each partition drawn (model rows, then radii) and decoded on its worker."
+        import dask.dataframe as dd
+        P = max(1, -(-n // 1_000_000))
+        sizes = [n // P + (i < n % P) for i in range(P)]
+        starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
+        s = self.model_._released()                                # released arrays and public settings only
+        spec = lambda q, k, s0: (s, q, k, s0, self.norm_probs_, self.codec_)
+        meta = _gauss_release_part(spec(np.random.SeedSequence(0), 0, 0))
+        return dd.from_map(_gauss_release_part, [spec(q, k, s0) for q, k, s0 in zip(partition_rngs(rng, P), sizes, starts)],
+                           meta=meta, enforce_metadata=False)
+
+def _norm_hist(X, m: int, B: int) -> np.ndarray:
+    "Integer counts of the row norms of X (rows in [-1, 1]^m) in B equal bins of [0, √m] (a row-wise map, then a count)."
+    A = X.to_numpy(dtype=float) if hasattr(X, 'to_numpy') else np.asarray(X, dtype=float)
+    r = np.linalg.norm(A, axis=1)
+    return np.bincount(np.minimum((r / math.sqrt(m) * B).astype(int), B - 1), minlength=B)
+
+def _to_units(V, probs, rng):
+    "The route back to units (post-processing): directions of the model rows, radii drawn from the released norm histogram."
+    n, B, m = len(V), len(probs), V.shape[1]
+    r = (rng.choice(B, size=n, p=probs) + rng.random(n)) * math.sqrt(m) / B
+    nv = np.linalg.norm(V, axis=1)
+    U = np.divide(V, nv[:, None], out=np.zeros_like(V), where=nv[:, None] > 0) * r[:, None]
+    return (np.clip(U, -1.0, 1.0) + 1.0) / 2.0
+
+def _gauss_release_part(spec) -> pd.DataFrame:
+    "One output partition of a Dask RON-Gauss release (runs on a worker, its own stream): model rows, radii, decoded."
+    s, seq, size, start, probs, codec = spec
+    g = np.random.default_rng(seq)
+    V, y = _draw_released(s, size, g)
+    out = codec.decode(_to_units(np.asarray(V, dtype=float), probs, g), None if y is None else np.asarray(y).astype(np.int64))
+    out.index = pd.RangeIndex(start, start + size)
+    return out
 
 class RONGaussRelease(_GaussRelease):
     "RON-Gauss (corrected sensitivities, private class sizes) with the row-norm route back to original units."
     name, system, paper, _cls = 'ron-gauss', 'RON-Gauss', 'Chanyaswad, Liu & Mittal', RONGauss
     guarantee = 'ε-DP, replace-one neighbours (corrected covariance sensitivity)'
     needs_public = 'schema (bounds, categories), classes, n'
+    supports_dask = True           # RONGauss's two-pass Dask fit; the norm histogram is an integer count per partition
 
 class RONGaussPaperRelease(RONGaussRelease):
     "RON-Gauss as published: Lemma 4/5 calibration, exact class sizes, output in the projected coordinates."
     name, original_units, private, _published, _prefix = 'ron-gauss-paper', False, False, True, 'ron'
+    supports_dask = False          # exact class sizes (class_sizes='public') are not offered on Dask
     guarantee = 'NOT DP for p ≥ 3 (Lemma 4 understates the sensitivity); class sizes exact (public by assumption)'
     needs_public = 'schema (categories), classes, class sizes, n'
 

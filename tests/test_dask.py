@@ -78,7 +78,7 @@ def test_sample_returns_dask_with_independent_reproducible_partitions():
     assert len({s.spawn_key for s in seqs}) == 4
 
 
-def test_release_accepts_dask_for_suffstat_only():
+def test_release_accepts_dask_for_the_dask_methods_only():
     F = _table(600)
     schema = {'dpnotes_schema': 1, 'label': 'label', 'columns': {
         **{c: {'kind': 'numeric', 'lower': 0, 'upper': 10} for c in F.columns if c != 'label'},
@@ -92,8 +92,8 @@ def test_release_accepts_dask_for_suffstat_only():
     assert out[[c for c in F.columns if c != 'label']].stack().between(0, 10).all()
     assert set(out['label']) <= {'a', 'b', 'c'}
     supported = [m for m in methods().index if methods().loc[m, 'dask']]
-    assert supported == ['suffstat-gauss']
-    for m in ('dprp', 'ron-gauss', 'jl-laplace'):
+    assert sorted(supported) == ['dprp', 'ron-gauss', 'suffstat-gauss']
+    for m in ('ron-gauss-paper', 'pca-gauss', 'jl-laplace'):
         with pytest.raises(ValueError, match='suffstat-gauss'):
             release(dd.from_pandas(F, npartitions=2), m, 1.0, schema=schema)
 
@@ -175,3 +175,137 @@ def test_dprp_dask_noise_has_the_calibrated_scale():
     emp_var = resid.var(0, ddof=1)
     # chi-square: var estimate over n rows has relative s.e. sqrt(2/(n-1)); allow 5 s.e.
     assert np.all(np.abs(emp_var / pred_var - 1) <= 5 * np.sqrt(2 / (n - 1))), (emp_var, pred_var)
+
+
+# ---- RON-Gauss, PCA-Gauss and MODIPS on Dask --------------------------------------------------------------------
+def _gauss_variants():
+    from dpnotes.gauss import RONGauss, PCAGauss, ModipsGauss
+    cls = ['a', 'b', 'c']
+    return {'ron-unsup-safe': lambda: RONGauss(p=3, epsilon=1.0, rng=11, sampler='safe'),
+            'ron-unsup-full': lambda: RONGauss(p=3, epsilon=1.0, rng=11, release='full'),
+            'ron-class': lambda: RONGauss(p=3, epsilon=1.0, rng=11, classes=cls),
+            'ron-class-safe': lambda: RONGauss(p=3, epsilon=1.0, rng=11, classes=cls, sampler='safe'),
+            'modips-unsup': lambda: ModipsGauss(epsilon=1.0, rng=11),
+            'modips-class': lambda: ModipsGauss(epsilon=1.0, rng=11, classes=cls, sampler='safe'),
+            'pca-lap-unsup': lambda: PCAGauss(p=3, epsilon=1.0, rng=11, sampler='safe')}
+
+
+def _released(est):
+    out = [est.W_, est.budget_ and np.array(sorted(est.budget_.values()))]
+    if est.classes is not None: return out + [est.class_counts_, *est.means_, *est.covs_]
+    return out + [est.mu_, est.cov_]
+
+
+@pytest.mark.parametrize('name', list(_gauss_variants()))
+def test_gauss_same_release_for_any_partitioning(name):
+    """The released model is bit-identical for a pandas frame and 1, 4 and 16 partitions (same seed): exact statistics,
+    same noise draws. (The previous float statistics stay within the quantisation bound: checked in 21_gaussian_release.)"""
+    mk = _gauss_variants()[name]
+    F = _table(3000, d=6); cols = [c for c in F.columns if c != 'label']
+    fits = []
+    for P in (1, 4, 16):
+        D = dd.from_pandas(F, npartitions=P)
+        e = mk()
+        fits.append(e.fit(D[cols], D['label'] if e.classes is not None else None))
+    ref = _released(fits[0])
+    for e in fits[1:]:
+        for a, b in zip(_released(e), ref): assert np.array_equal(a, b), name
+    # and identical to the pandas fit: the in-memory path uses the same exact statistics and the same draws
+    e = mk(); mem = e.fit(F[cols], F['label'] if e.classes is not None else None)
+    for a, b in zip(_released(mem), ref): assert np.array_equal(a, b), name
+
+
+def test_gauss_dask_array_input_and_dask_output():
+    from dpnotes.gauss import RONGauss
+    F = _table(2000, d=5); cols = [c for c in F.columns if c != 'label']
+    A = da.from_array(F[cols].to_numpy(), chunks=(500, 5))
+    codes = da.from_array(F['label'].map({'a': 0, 'b': 1, 'c': 2}).to_numpy(), chunks=500)
+    est = RONGauss(p=2, epsilon=1.0, classes=[0, 1, 2], output='original', rng=4).fit(A, codes)
+    Xs, ys = est.sample(900, npartitions=3)
+    assert isinstance(Xs, da.Array) and isinstance(ys, da.Array) and Xs.shape == (900, 5)
+    X, y = Xs.compute(), ys.compute()
+    assert np.isfinite(X).all() and set(np.unique(y)) <= {0, 1, 2}
+    again = RONGauss(p=2, epsilon=1.0, classes=[0, 1, 2], output='original', rng=4).fit(A, codes).sample(900, npartitions=3)[0]
+    assert np.array_equal(X, again.compute())                                  # reproducible with a fixed seed
+    parts = [X[i * 300:(i + 1) * 300][:5] for i in range(3)]                   # partitions drawn from different streams
+    assert not any(np.array_equal(parts[i], parts[j]) for i in range(3) for j in range(i + 1, 3))
+
+
+def test_gauss_dask_refuses_what_it_does_not_support():
+    from dpnotes.gauss import RONGauss, PCAGauss
+    F = _table(400, d=4); cols = [c for c in F.columns if c != 'label']
+    D = dd.from_pandas(F, npartitions=2)
+    with pytest.raises(ValueError, match='classes'): RONGauss(p=2, rng=0).fit(D[cols], D['label'])
+    with pytest.raises(ValueError, match="class_sizes='public'"):
+        RONGauss(p=2, rng=0, classes=['a', 'b', 'c'], class_sizes='public').fit(D[cols], D['label'])
+    with pytest.raises(ValueError, match='regression'):
+        RONGauss(p=2, rng=0, task='regression').fit(D[cols], D['c0'] / 10)
+    with pytest.raises(ValueError, match="pca='lap'"): PCAGauss(p=2, rng=0, pca='analyze_gauss').fit(D[cols])
+    # a label outside the public classes is a domain error (a check of a declared public input)
+    with pytest.raises(ValueError, match='outside classes'):
+        RONGauss(p=2, rng=0, classes=['a', 'b']).fit(D[cols], D['label'])
+
+
+def _gauss_dask_call(data, rng, leak=False):
+    from dpnotes.gauss import RONGauss
+    D = dd.from_pandas(data, npartitions=2)
+    est = RONGauss(p=2, epsilon=1.0, classes=[0, 1], output='original', rng=rng).fit(D[['u', 'v']], D['y'])
+    Xs, ys = est.sample(50, npartitions=1)
+    X, yv = Xs.compute().to_numpy(), ys.compute().to_numpy()
+    mean_c = [X[yv == c].mean(0) if np.any(yv == c) else np.zeros(2) for c in (0, 1)]
+    out = np.r_[yv.mean(), np.concatenate(mean_c), est.class_counts_, X.mean(0)]
+    # the leaky variant also reports an exact class size read from the data (what class_sizes='public' would publish)
+    return np.r_[out, float(D['y'].sum().compute())] if leak else out
+
+
+N_AUDIT_GAUSS = 120
+
+
+def test_end_to_end_audit_of_the_dask_ron_gauss_call():
+    """Claimed ε = 1 for RONGauss(classes=[0, 1]).fit(Dask).sample(50): the audit's lower bound stays at or below 1; the
+    leaky variant (exact class size published next to it) is caught. Sizing: at N runs per neighbour and alpha = 0.01 a
+    deterministic difference shows as at most ln(p_lo / (1 - p_lo)), p_lo = (alpha/2)^(2/N): 2.38 at N = 120 (> 2)."""
+    feats = lambda v: {f'f{i}': float(x) for i, x in enumerate(v)}
+    D, Dp = _D.copy(), _Dp.copy()
+    ok = audit_release(_gauss_dask_call, D, Dp, 1.0, 0.0, featurize=feats, n_runs=N_AUDIT_GAUSS, alpha=0.01, rng=0)
+    leak = audit_release(_gauss_dask_call, D, Dp, 1.0, 0.0, featurize=feats, n_runs=N_AUDIT_GAUSS, alpha=0.01, rng=0, leak=True)
+    print(f'RON-Gauss Dask call: eps_lb = {ok.epsilon_lb:.3f} (claimed 1); leaky variant: eps_lb = {leak.epsilon_lb:.3f}')
+    assert ok.epsilon_lb <= 1.0
+    assert leak.epsilon_lb > 2.0
+
+
+@pytest.mark.parametrize('method', ['ron-gauss', 'dprp'])
+def test_release_on_dask_same_model_for_any_partitioning(method):
+    F = _table(600)
+    schema = {'dpnotes_schema': 1, 'label': 'label', 'columns': {
+        **{c: {'kind': 'numeric', 'lower': 0, 'upper': 10} for c in F.columns if c != 'label'},
+        'label': {'kind': 'categorical', 'categories': ['a', 'b', 'c']}}}
+    rs = [release(dd.from_pandas(F, npartitions=P), method, 1.0, schema=schema, rng=5, sampler='safe') for P in (1, 4, 16)]
+    for r in rs[1:]:
+        if method == 'ron-gauss':
+            assert all(np.array_equal(a, b) for a, b in zip(r.model.model_.covs_, rs[0].model.model_.covs_))
+            assert np.array_equal(r.model.norm_probs_, rs[0].model.norm_probs_)
+        else: assert r.model.k1_ == rs[0].model.k1_
+    if method == 'ron-gauss':                       # the in-memory release: the same model (exact statistics there too)
+        mem = release(F, method, 1.0, schema=schema, rng=5, sampler='safe')
+        assert all(np.array_equal(a, b) for a, b in zip(mem.model.model_.covs_, rs[0].model.model_.covs_))
+        assert np.array_equal(mem.model.norm_probs_, rs[0].model.norm_probs_)
+        pd.testing.assert_frame_equal(r.ledger, rs[0].ledger)
+    assert is_dask(rs[1].data)
+    out = rs[1].data.compute()
+    assert list(out.columns) == list(F.columns) and len(out) == len(F)
+    assert out[[c for c in F.columns if c != 'label']].stack().between(0, 10).all() and set(out['label']) <= {'a', 'b', 'c'}
+    if method == 'dprp':
+        with pytest.raises(ValueError, match='n=None'): rs[1].model.sample(100)
+
+
+@pytest.mark.parametrize('name', ['ron-class', 'pca-lap-unsup'])
+def test_gauss_dask_fit_keeps_only_released_or_public_attributes(name):
+    import inspect
+    est = _gauss_variants()[name]()
+    F = _table(800, d=6); cols = [c for c in F.columns if c != 'label']
+    D = dd.from_pandas(F, npartitions=4)
+    est.fit(D[cols], D['label'] if est.classes is not None else None)
+    params = set(inspect.signature(type(est)).parameters)
+    names = {a for a in vars(est) if not a.startswith('_')} - params
+    assert names <= set(type(est).released_attributes) | set(type(est).public_attributes), names
