@@ -13,7 +13,7 @@ from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions, check_sampler,
                              as_matrix, laplace_mech, laplace_noise, gaussian_noise, gaussian_sigma,
                              add_laplace, add_gaussian)
-from .covariance import (mean_l1_sensitivity, cov_l1_sensitivity, cov_upper_l1_sensitivity,
+from .covariance import (top_eigvecs, mean_l1_sensitivity, cov_l1_sensitivity, cov_upper_l1_sensitivity,
                                 aug_cov_l1_sensitivity, aug_cov_upper_l1_sensitivity, pca_eig_l1_sensitivity,
                                 sym_from_upper, gram_l2_sensitivity, symmetric_noise, psd_project, analyze_gauss, normalize_rows)
 from .dfm import haar_orthonormal, uniform_qr_orthonormal
@@ -21,8 +21,8 @@ from .moments import exact_moments, is_dask, partition_rngs   # dask itself is i
 
 # %% auto #0
 __all__ = ['ROWS_PER_PARTITION', 'unit_rows', 'ron_preprocess_project', 'preprocess_rows', 'clip_to_ball', 'center_project',
-           'release_second_moment', 'gaussian_sampler', 'top_eigvecs', 'pca_basis', 'class_sum_sensitivity',
-           'GaussRelease', 'RONGauss', 'ModipsGauss', 'PCAGauss', 'IdentityRelease']
+           'release_second_moment', 'gaussian_sampler', 'pca_basis', 'class_sum_sensitivity', 'GaussRelease',
+           'RONGauss', 'ModipsGauss', 'PCAGauss', 'IdentityRelease']
 
 # %% ../nbs/21_gaussian_release.ipynb #5fc5676e
 _HUGE_NOISE = 1e300    # Laplace/Gaussian draws of a larger scale can overflow float64
@@ -194,17 +194,6 @@ def gaussian_sampler(mean, cov, n: int,
     return np.asarray(mean, float) + rng.standard_normal((n, len(w))) @ L.T
 
 # %% ../nbs/21_gaussian_release.ipynb #c3ee5a27
-def top_eigvecs(M, # symmetric (m, m) matrix, e.g. a noisy second moment
-                p: int, # number of leading eigenvectors
-               ) -> np.ndarray: # (m, p) orthonormal columns, eigenvalues in decreasing order
-    "Eigenvectors of the `p` largest eigenvalues of the symmetric part of `M`, as columns (the right singular vectors of SVD(M) for PSD M)."
-    M = np.asarray(M, dtype=float)
-    if M.ndim != 2 or M.shape[0] != M.shape[1]: raise ValueError(f"M must be a square matrix, got shape {M.shape}")
-    p = check_int(p, 'p')
-    if p > M.shape[0]: raise ValueError(f"p={p} exceeds the dimension {M.shape[0]} of M")
-    w, V = np.linalg.eigh((M + M.T) / 2)
-    return V[:, np.argsort(w)[::-1][:p]]
-
 def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
               p: int, source: str = 'lap', epsilon: float = None, delta: float = None,
               rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
