@@ -414,27 +414,8 @@ def _fit_classes_private(self: GaussRelease, A, codes, b, rng):
     if paper: V = unit_rows(V); r = 1.0                                      # Alg. 5 read literally: re-normalised rows
     else: r = 2.0                                                            # ||u - mu_c|| <= 2
     Z = _clip_rows(V @ W, r)                                                 # ||W^T v|| <= ||v|| (Lemma 3); clip = rounding guard
-    sens = class_sum_sensitivity(Z.shape[1], r, self.release)
-    scale = _noise_scale(sens, b['cov'], 'the class covariances')
-    self.means_, self.covs_ = [], []
-    if smp == 'safe':
-        # one joint release of every class's statistic (the upper triangles, or all entries), exactly on the grid, so the
-        # rounding is charged once for the joint sensitivity; symmetrising afterwards is post-processing
-        q = Z.shape[1]; iu = np.triu_indices(q)
-        Ts = [Z[codes == c].T @ Z[codes == c] for c in range(K)]
-        flat = np.concatenate([T[iu] if self.release == 'upper' else T.ravel() for T in Ts])
-        rel = _laplace(flat, sens, b['cov'], rng, smp, 'the class covariances').reshape(K, -1)
-        for c in range(K):
-            if self.release == 'upper': T = sym_from_upper(rel[c], q)
-            else: N = rel[c].reshape(q, q); T = (N + N.T) / 2
-            self.means_.append(mus[c] @ W); self.covs_.append(psd_project(T / den[c]))
-        return
-    for c in range(K):
-        Zc = Z[codes == c]
-        T = Zc.T @ Zc
-        if self.release == 'upper': T = T + _sym_noise(len(T), scale, rng, smp)
-        else: E = laplace_noise(scale, T.shape, rng, smp); T = T + (E + E.T) / 2
-        self.means_.append(mus[c] @ W); self.covs_.append(psd_project(T / den[c]))
+    # the noisy per-class second moments, released by the step shared with the Dask fit
+    self._release_class_moments([Z[codes == c].T @ Z[codes == c] for c in range(K)], mus, den, b, rng, r)
 
 @patch
 def _fit_classes_public(self: GaussRelease, A, codes, b, rng):
@@ -745,11 +726,13 @@ def _class_basis_dask(self: GaussRelease, m, p, rng):
 
 @patch
 def _release_class_moments(self: GaussRelease, Ts, mus, den, b, rng, r):
-    "Noisy per-class second-moment sums (joint L1 sensitivity `class_sum_sensitivity`), as in `_fit_classes_private`."
+    "Noisy per-class second-moment sums `Ts` (joint L1 sensitivity `class_sum_sensitivity`): the last step of the in-memory and the Dask class fits."
     K, W, smp = len(Ts), self.W_, self.sampler
     q = W.shape[1]; sens = class_sum_sensitivity(q, r, self.release)
     self.means_, self.covs_ = [], []
     if smp == 'safe':
+        # one joint release of every class's statistic (the upper triangles, or all entries), exactly on the grid, so the
+        # rounding is charged once for the joint sensitivity; symmetrising afterwards is post-processing
         iu = np.triu_indices(q)
         flat = np.concatenate([T[iu] if self.release == 'upper' else T.ravel() for T in Ts])
         rel = _laplace(flat, sens, b['cov'], rng, smp, 'the class covariances').reshape(K, -1)
