@@ -10,7 +10,8 @@ import time
 
 import numpy as np
 
-from dpnotes.jl import gaussian_projection, jl_gaussian_release, theorem_a_sigma
+from dpnotes.jl import gaussian_projection
+from dpnotes.jl_gauss import jl_gaussian_release, theorem_a_sigma
 
 
 def best_of(fn, repeats):

@@ -15,126 +15,8 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
                              check_sampler, add_laplace, add_gaussian)
 
 # %% auto #0
-__all__ = ['PANEL_PAIRS', 'gram_l2_sensitivity', 'sym_from_upper', 'symmetric_noise', 'analyze_gauss', 'normalize_rows',
-           'mean_l1_sensitivity', 'dp_mean', 'cov_l1_sensitivity', 'cov_l1_witness', 'ExactSup', 'cov_l1_exact',
-           'PairSearchResult', 'search_pair_l1', 'cov_upper_l1_sensitivity', 'upper_weights', 'psd_project',
-           'laplace_cov', 'top_eigvecs', 'aug_cov_l1_sensitivity', 'aug_cov_upper_l1_sensitivity',
-           'mle_cov_l1_sensitivity', 'pca_eig_l1_sensitivity', 'box_cov_l1_sensitivity', 'cov_panel']
-
-# %% ../nbs/20_covariance_sensitivity.ipynb #b6776769
-_NEIGHBOURS = ('replace', 'add_remove')
-
-def _check_neighbour(neighbour):
-    if neighbour not in _NEIGHBOURS:
-        raise ValueError(f"neighbour must be one of {_NEIGHBOURS}, got {neighbour!r}")
-    return neighbour
-
-def gram_l2_sensitivity(row_norm: float = 1.0, neighbour: str = 'replace') -> float:
-    "L2 sensitivity of the upper triangle (incl. diagonal) of $X^\\top X$ for rows with $\\|x\\|_2\\le$ `row_norm`."
-    r = check_positive(row_norm, 'row_norm')
-    return (np.sqrt(2.0) if _check_neighbour(neighbour) == 'replace' else 1.0) * r * r
-
-# %% ../nbs/20_covariance_sensitivity.ipynb #4221b6ba
-def _check_rows(X, row_norm, clip, name='X'):
-    "Check (or clip) row norms; returns a new array."
-    norms = np.linalg.norm(X, axis=1)
-    over = norms > row_norm * (1 + 1e-9)
-    if over.any():
-        if not clip:
-            raise ValueError(f"{name}: {int(over.sum())} rows have L2 norm > row_norm={row_norm} "
-                             f"(max {norms.max():.4g}); normalise the rows or pass clip=True")
-        X = X.copy()
-        X[over] *= (row_norm / norms[over])[:, None]
-    return X
-
-def sym_from_upper(values, p: int) -> np.ndarray:
-    "Symmetric (p, p) matrix whose upper triangle (row-major, incl. diagonal) is `values`."
-    M = np.zeros((p, p))
-    iu = np.triu_indices(p)
-    M[iu] = values
-    return M + np.triu(M, 1).T
-
-def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', sampler: str = 'numpy') -> np.ndarray:
-    """Symmetric noise matrix: i.i.d. entries on and above the diagonal (N(0, sigma^2) or Laplace(sigma)), mirrored.
-
-    Drawn through `dpnotes.privacy.gaussian_noise` / `laplace_noise` with the named `sampler`. This is noise alone:
-    adding it to a statistic in floating point is not float-safe even with sampler='safe' (release the upper triangle
-    with `add_gaussian` / `add_laplace` instead, as `analyze_gauss` and `laplace_cov` do). For `rng`,
-    a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
-    rng = as_rng(rng)
-    m = p * (p + 1) // 2
-    if kind == 'gaussian': v = gaussian_noise(sigma, m, rng, sampler)
-    elif kind == 'laplace': v = laplace_noise(sigma, m, rng, sampler)
-    else: raise ValueError(f"kind must be 'gaussian' or 'laplace', got {kind!r}")
-    return sym_from_upper(v, p)
-
-# %% ../nbs/20_covariance_sensitivity.ipynb #e09d42b3
-def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 norm <= row_norm
-                  epsilon: float, # privacy parameter epsilon > 0
-                  delta: float, # privacy parameter delta in (0, 1)
-                  row_norm: float = 1.0, # public bound r on the row norms
-                  rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
-                  neighbour: str = 'replace', # 'replace' (Delta_2 = sqrt(2) r^2) or 'add_remove' (Delta_2 = r^2)
-                  method: str = 'analytic', # Gaussian calibration, see `dpnotes.privacy.gaussian_sigma`
-                  clip: bool = False, # rescale rows with norm > row_norm instead of raising
-                  sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
-                 ):
-    """(epsilon, delta)-DP symmetric release of the Gram matrix $X^\\top X$ (Analyze Gauss, Dwork et al. 2014).
-
-    Neighbour notion: data sets of the same size differing by *replacement* of one row, both rows with
-    L2 norm <= row_norm (default); then the upper triangle incl. diagonal has L2 sensitivity sqrt(2) row_norm^2.
-    With neighbour='add_remove' (one row added or removed) the sensitivity is row_norm^2.
-    Gaussian noise is drawn for the p(p+1)/2 upper-triangle entries and mirrored: the result is symmetric,
-    unbiased for X^T X (not PSD in general; see `psd_project`). Returns a (p, p) array, or a DataFrame with the
-    caller's columns as index and columns when X is a DataFrame. For `rng`, a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default).
-
-    A row longer than row_norm is refused (clip=False): that is a check of the declared data domain, a public input,
-    not a data-dependent leak; pass clip=True to map such rows into the domain instead."""
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta, allow_zero=False)
-    r = check_positive(row_norm, 'row_norm')
-    A, meta = as_matrix(X)
-    A = _check_rows(A, r, clip)
-    p = A.shape[1]
-    sigma = gaussian_sigma(gram_l2_sensitivity(r, neighbour), epsilon, delta, method=method)
-    if check_sampler(sampler) == 'safe':   # release the upper triangle itself, exactly on the grid; mirroring is post-processing
-        G = sym_from_upper(add_gaussian((A.T @ A)[np.triu_indices(p)], sigma, as_rng(rng), sampler,
-                                        sensitivity=gram_l2_sensitivity(r, neighbour)), p)
-    else: G = A.T @ A + symmetric_noise(p, sigma, as_rng(rng), sampler=sampler)
-    if isinstance(X, pd.DataFrame):
-        return pd.DataFrame(G, index=X.columns, columns=X.columns)
-    return G
-
-# %% ../nbs/20_covariance_sensitivity.ipynb #449cba53
-def normalize_rows(X, # (n, m) data, array or DataFrame
-                   row_norm: float = 1.0, # target norm r
-                   name: str = 'X', # how errors refer to X
-                  ):
-    "Scale every row to L2 norm `row_norm` (zero rows stay zero); a new array, or a DataFrame if X was one."
-    A, meta = as_matrix(X, name=name)
-    r = check_positive(row_norm, 'row_norm')
-    nrm = np.linalg.norm(A, axis=1, keepdims=True)
-    out = np.divide(A * r, nrm, out=np.zeros_like(A), where=nrm > 0)
-    return like_input(out, meta)
-
-def mean_l1_sensitivity(m: int, n: int, row_norm: float = 1.0) -> float:
-    "Entrywise L1 sensitivity $2r\\sqrt m/n$ of the mean of n rows in R^m with norm <= r (replace one row)."
-    m = check_int(m, 'm'); n = check_int(n, 'n')
-    return 2.0 * check_positive(row_norm, 'row_norm') * np.sqrt(m) / n
-
-def dp_mean(X, # rows with norm <= row_norm
-            epsilon: float, row_norm: float = 1.0,
-            rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
-            sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
-           ) -> np.ndarray:
-    """epsilon-DP mean of rows with norm <= row_norm (Laplace mechanism, RON-Gauss Lemma 2).
-
-    A row longer than row_norm is refused: a check of the declared domain (a public input), not a data-dependent leak.
-    For `rng`, a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
-    A, _ = as_matrix(X)
-    A = _check_rows(A, check_positive(row_norm, 'row_norm'), False)
-    n, m = A.shape
-    return laplace_mech(A.mean(0), mean_l1_sensitivity(m, n, row_norm), check_epsilon(epsilon), rng=rng, sampler=sampler)
+__all__ = ['PANEL_PAIRS', 'cov_l1_sensitivity', 'cov_l1_witness', 'ExactSup', 'cov_l1_exact', 'PairSearchResult',
+           'search_pair_l1', 'cov_upper_l1_sensitivity', 'upper_weights', 'cov_panel']
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #f8624f69
 def cov_l1_sensitivity(p: int, # dimension of the rows
@@ -271,7 +153,7 @@ def search_pair_l1(p: int, # dimension
     value = float(best[0])
     return PairSearchResult(value, best[1], best[2], float(rvals.max()), bound, None if bound is None else bound - value)
 
-# %% ../nbs/20_covariance_sensitivity.ipynb #912d1822
+# %% ../nbs/20_covariance_sensitivity.ipynb #f7e07e3d
 def cov_upper_l1_sensitivity(p: int, n: int, row_norm: float = 1.0) -> float:
     "L1 sensitivity of the upper triangle (incl. diagonal) of $\\frac1n\\sum x_ix_i^\\top$: $\\min(1+p/\\sqrt2,\\sqrt{p(p+3)/2})r^2/n$."
     p = check_int(p, 'p'); n = check_int(n, 'n'); r2 = check_positive(row_norm, 'row_norm') ** 2
@@ -280,94 +162,6 @@ def cov_upper_l1_sensitivity(p: int, n: int, row_norm: float = 1.0) -> float:
 def upper_weights(p: int) -> np.ndarray:
     "Weights turning $\\sum_{ij}w_{ij}|D_{ij}|$ into the upper-triangle L1 norm of a symmetric D."
     return np.where(np.eye(p, dtype=bool), 1.0, 0.5)
-
-def psd_project(A, floor: float = 0.0) -> np.ndarray:
-    "Nearest symmetric matrix with eigenvalues >= floor (Frobenius norm): symmetrise, clip the eigenvalues. New array."
-    A = np.asarray(A, float)
-    if A.ndim != 2 or A.shape[0] != A.shape[1]: raise ValueError(f"A must be square, got shape {A.shape}")
-    w, V = np.linalg.eigh((A + A.T) / 2)
-    return (V * np.maximum(w, floor)) @ V.T
-
-# %% ../nbs/20_covariance_sensitivity.ipynb #15a92330
-def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
-                epsilon: float, row_norm: float = 1.0,
-                rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
-                release: str = 'upper', # 'upper' (noise on the upper triangle, mirrored) or 'full' (all p^2 entries, then averaged)
-                psd: bool = False, # project the result onto the PSD cone (post-processing)
-                published: bool = False, # RON-Gauss Lemma 4 calibration on all p^2 entries, not symmetrised (NOT DP for p >= 3)
-                clip: bool = False, # rescale over-long rows instead of raising (a domain check on a public bound)
-                sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
-               ) -> np.ndarray:
-    """epsilon-DP release of $\\frac1n X^\\top X$ by the Laplace mechanism (replace-one neighbours, n public).
-
-    For `rng`, a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
-    epsilon = check_epsilon(epsilon); r = check_positive(row_norm, 'row_norm'); rng = as_rng(rng)
-    if release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {release!r}")
-    A, _ = as_matrix(X)
-    A = _check_rows(A, r, clip)
-    n, p = A.shape
-    S = A.T @ A / n
-    safe = check_sampler(sampler) == 'safe'
-    if published:
-        D1 = cov_l1_sensitivity(p, n, r, published=True)
-        return add_laplace(S, D1 / epsilon, rng, sampler, sensitivity=D1)
-    if safe:   # release the noisy statistic exactly on the grid; mirroring / averaging afterwards is post-processing
-        if release == 'upper':
-            D1 = cov_upper_l1_sensitivity(p, n, r)
-            out = sym_from_upper(add_laplace(S[np.triu_indices(p)], D1 / epsilon, rng, sampler, sensitivity=D1), p)
-        else:
-            D1 = cov_l1_sensitivity(p, n, r)
-            N = add_laplace(S, D1 / epsilon, rng, sampler, sensitivity=D1)
-            out = (N + N.T) / 2
-        return psd_project(out) if psd else out
-    if release == 'upper':
-        out = S + symmetric_noise(p, cov_upper_l1_sensitivity(p, n, r) / epsilon, rng, kind='laplace', sampler=sampler)
-    else:
-        Z = laplace_noise(cov_l1_sensitivity(p, n, r) / epsilon, (p, p), rng, sampler)
-        out = S + (Z + Z.T) / 2
-    return psd_project(out) if psd else out
-
-# %% ../nbs/20_covariance_sensitivity.ipynb #9bda31b6
-def top_eigvecs(M, # symmetric (m, m) matrix, e.g. a released second moment
-                p: int, # number of leading eigenvectors
-               ) -> np.ndarray: # (m, p) orthonormal columns, eigenvalues in decreasing order
-    "Eigenvectors of the `p` largest eigenvalues of the symmetric part of `M`, as columns (post-processing of a released matrix)."
-    M = np.asarray(M, dtype=float)
-    if M.ndim != 2 or M.shape[0] != M.shape[1]: raise ValueError(f"M must be a square matrix, got shape {M.shape}")
-    p = check_int(p, 'p')
-    if p > M.shape[0]: raise ValueError(f"p={p} exceeds the dimension {M.shape[0]} of M")
-    w, V = np.linalg.eigh((M + M.T) / 2)
-    return V[:, np.argsort(w)[::-1][:p]]
-
-# %% ../nbs/20_covariance_sensitivity.ipynb #50ff56d1
-def aug_cov_l1_sensitivity(p: int, n: int, label_bound: float, row_norm: float = 1.0, published: bool = False) -> float:
-    "Entrywise L1 sensitivity of $\\frac1n\\sum_i (x_i,t_i)(x_i,t_i)^\\top$ with $\\|x\\|\\le r$, $|t|\\le a$ (RON-Gauss Lemma 5, corrected)."
-    p = check_int(p, 'p'); n = check_int(n, 'n'); a = check_positive(label_bound, 'label_bound'); r = check_positive(row_norm, 'row_norm')
-    first = 2.0 * np.sqrt(p) * r * r if published else np.sqrt(2.0) * p * r * r
-    return (first + 4.0 * a * r * np.sqrt(p) + a * a) / n
-
-def aug_cov_upper_l1_sensitivity(p: int, n: int, label_bound: float, row_norm: float = 1.0) -> float:
-    "L1 sensitivity of the upper triangle (incl. diagonal) of the augmented second moment: (full + diagonal bound)/2."
-    a = check_positive(label_bound, 'label_bound'); r = check_positive(row_norm, 'row_norm')
-    return (aug_cov_l1_sensitivity(p, n, a, r) + (2 * r * r + a * a) / check_int(n, 'n')) / 2
-
-# %% ../nbs/20_covariance_sensitivity.ipynb #37efc7c8
-def mle_cov_l1_sensitivity(p: int, n: int, row_norm: float = 1.0, published: bool = False) -> float:
-    "Entrywise L1 sensitivity of the MLE covariance $\\frac1n\\sum(x_i-\\bar x)(x_i-\\bar x)^\\top$: $4\\sqrt2\\,p\\,r^2(n-1)/n^2$."
-    p = check_int(p, 'p'); n = check_int(n, 'n', minimum=2); r2 = check_positive(row_norm, 'row_norm') ** 2
-    if published: return (2.0 * np.sqrt(p) + 2.0 * n * np.sqrt(p)) * r2 / n
-    return 4.0 * np.sqrt(2.0) * p * r2 * (n - 1) / n**2
-
-# %% ../nbs/20_covariance_sensitivity.ipynb #5524aa44
-def pca_eig_l1_sensitivity(p: int, n: int, row_norm: float = 1.0) -> float:
-    "L1 sensitivity of the top-p eigenvalues of $\\frac1n X^\\top X$ (PCA-Gauss Alg. 1's covariance), by Weyl/Lidskii: $\\min(p,2)r^2/n$."
-    p = check_int(p, 'p'); n = check_int(n, 'n')
-    return min(p, 2) * check_positive(row_norm, 'row_norm') ** 2 / n
-
-def box_cov_l1_sensitivity(m: int, n: int, bound: float = 1.0) -> float:
-    "Entrywise L1 sensitivity of $\\frac1n X^\\top X$ for entries in [-bound, bound] (PCA-Gauss Prop. 3 setting): $a^2(2m^2-m)/n$."
-    m = check_int(m, 'm'); n = check_int(n, 'n'); a = check_positive(bound, 'bound')
-    return a * a * (2 * m * m - m) / n
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #00699d1d
 PANEL_PAIRS = ('construction', 'search', 'e1 -> e2', 'random')

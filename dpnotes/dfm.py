@@ -103,7 +103,7 @@ def check_dims(m:int, # ambient dimension
 
 # %% ../nbs/30_dfm_effect.ipynb #408336da
 # Sample-wise normalisation is the same operation the covariance notebook uses; one implementation serves both.
-from .covariance import normalize_rows
+from .privacy import normalize_rows
 
 
 # %% ../nbs/30_dfm_effect.ipynb #08520f7e

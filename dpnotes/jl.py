@@ -19,8 +19,7 @@ from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_posit
                              gaussian_delta, gaussian_sigma, gaussian_sigma_dprp, gaussian_noise, add_gaussian)
 
 # %% auto #0
-__all__ = ['THEOREM_A_METHODS', 'gaussian_projection', 'jl_distortion', 'chi2_tail_quantile', 'jl_sensitivity_bound',
-           'theorem_a_delta', 'theorem_a_sigma', 'row_norms', 'clip_rows', 'jl_gaussian_release', 'jl_panel']
+__all__ = ['gaussian_projection', 'jl_distortion', 'chi2_tail_quantile', 'jl_sensitivity_bound', 'jl_panel']
 
 # %% ../nbs/10_jl_sensitivity.ipynb #1b32f95b
 def gaussian_projection(d:int, # input dimension (rows of R)
@@ -76,189 +75,25 @@ def jl_sensitivity_bound(k:int, # projected dimension
     sigma_p = 1 / np.sqrt(k) if sigma_p is None else check_positive(sigma_p, 'sigma_p')
     return Z * sigma_p * float(np.sqrt(chi2_tail_quantile(k, delta, method)))
 
-# %% ../nbs/10_jl_sensitivity.ipynb #30c2bed6
-def _gaussian_profile(sigma, sens, epsilon):
-    "Exact delta of the Gaussian mechanism (noise std `sigma`, L2 sensitivity `sens`, array) at `epsilon`."
-    sens = np.asarray(sens, dtype=float)
-    out = np.zeros_like(sens)
-    pos = sens > 0
-    a, b = sens[pos] / (2 * sigma), epsilon * sigma / sens[pos]
-    # e^eps * Phi(-a - b) in log space: no overflow for huge epsilon
-    out[pos] = special.ndtr(a - b) - np.exp(epsilon + special.log_ndtr(-a - b))
-    return np.clip(out, 0.0, 1.0)
-
-@lru_cache(maxsize=64)
-def _chi2_grid(k:int, n_cells:int=20000, v_max:float=50.0):
-    "chi^2_k levels at the cell ends of a grid in v = -log P[T > t], the cell probabilities and the mass beyond."
-    v = np.linspace(0.0, v_max, n_cells + 1)
-    t = stats.chi2.isf(np.exp(-v), k)
-    t[0] = 0.0
-    mass = np.exp(-v[:-1]) - np.exp(-v[1:])
-    return t, mass, float(np.exp(-v_max))
-
-def _theorem_a_delta_bounds(sigma, epsilon, Z, k, sigma_p):
-    "Lower and upper Riemann sums of E_T[delta_G(sigma, Z sigma_p sqrt(T), epsilon)] (integrand increasing in T)."
-    t, mass, tail = _chi2_grid(k)
-    g = _gaussian_profile(sigma, Z * sigma_p * np.sqrt(t), epsilon)
-    # plain multiply-and-sum: a BLAS dot product spins its threads on a loaded machine (x100 slower here)
-    return float((mass * g[:-1]).sum()), float(min(1.0, (mass * g[1:]).sum() + tail))
-
-def theorem_a_delta(sigma:float, # std of the Gaussian noise added to XR
-                    epsilon:float, # target epsilon
-                    Z:float, # bound on ||x_i - x'_i||_2
-                    k:int, # projected dimension
-                    sigma_p:float|None=None, # std of R's entries; default 1/sqrt(k)
-                   ) -> float: # upper bound (upper Riemann sum) on the delta of releasing (R, XR + noise)
-    "Exact privacy profile delta(epsilon) of the fresh-R Gaussian projection release, averaged over R ~ N(0, sigma_p^2)."
-    sigma, epsilon, Z = check_positive(sigma, 'sigma'), check_epsilon(epsilon), check_positive(Z, 'Z')
-    k = check_int(k, 'k')
-    sigma_p = 1 / np.sqrt(k) if sigma_p is None else check_positive(sigma_p, 'sigma_p')
-    return _theorem_a_delta_bounds(sigma, epsilon, Z, k, sigma_p)[1]
-
-# %% ../nbs/10_jl_sensitivity.ipynb #d059ceb5
-THEOREM_A_METHODS = ('exact', 'split', 'published')
-
-def theorem_a_sigma(epsilon:float, # epsilon_1 spent on P'
-                    delta:float, # delta_1 spent on P' (0 < delta < 1/2 for 'split'/'published')
-                    Z:float, # bound on the L2 norm of a row change ||x_i - x'_i||_2
-                    k:int, # projected dimension k_1
-                    sigma_p:float|None=None, # std of R's entries; default 1/sqrt(k)
-                    method:str='exact', # 'exact' (default, tightest valid), 'split' (corrected proof), 'published' (DPRP eq. 6)
-                   ) -> float: # sigma_1, the std of the i.i.d. Gaussian noise added to XR
-    """DPRP Theorem A: noise std sigma_1 making P' = XR + N(0, sigma_1^2) (epsilon, delta)-DP for row changes of L2 norm <= Z.
-
-    Signature: `theorem_a_sigma(epsilon, delta, Z, k, sigma_p=None, method='exact')`.
-    R must be drawn fresh (independently of X) for each release, with entries of std `sigma_p` (default 1/sqrt(k),
-    as made by `gaussian_projection`); the guarantee then holds even if R is published afterwards.
-    `method='published'` is the paper's formula (its proof only supports delta 1.5*delta_1, see Errata)."""
-    epsilon, delta = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
-    Z, k = check_positive(Z, 'Z'), check_int(k, 'k')
-    sp = 1 / np.sqrt(k) if sigma_p is None else check_positive(sigma_p, 'sigma_p')
-    if method not in THEOREM_A_METHODS:
-        raise ValueError(f"method must be one of {THEOREM_A_METHODS}, got {method!r}")
-    if method in ('split', 'published') and delta >= 0.5:
-        raise ValueError(f"delta must be < 1/2 for method={method!r} (DPRP Lemma 3), got {delta}")
-    return _theorem_a_sigma(epsilon, delta, Z, k, sp, method)
-
-@lru_cache(maxsize=256)
-def _theorem_a_sigma(epsilon, delta, Z, k, sp, method):
-    "Cached core of `theorem_a_sigma` (arguments already validated)."
-    if method == 'published':  # DPRP eq. (6): Lemma 2 at delta/2 but Lemma 3 at delta
-        return gaussian_sigma_dprp(jl_sensitivity_bound(k, delta / 2, Z=Z, sigma_p=sp), epsilon, delta)
-    if method == 'split' or delta < 0.5:  # Lemma 2 at delta/2 and Lemma 3 at delta/2
-        split = gaussian_sigma_dprp(jl_sensitivity_bound(k, delta / 2, Z=Z, sigma_p=sp), epsilon, delta / 2)
-        if method == 'split':
-            return split
-    # exact: solve delta(sigma) = delta on log-scale; 'split' is a valid upper end of the bracket
-    if delta < 1e-18:   # below the quadrature's resolution (its neglected tail is 2e-22): fall back to the valid split
-        return split
-    hi = 2 * split if delta < 0.5 else 10 * Z * sp * np.sqrt(k) * (1 + 1 / epsilon)
-    f = lambda ls: np.log(max(theorem_a_delta(np.exp(ls), epsilon, Z, k, sp), 1e-300)) - np.log(delta)
-    lo = np.log(hi) - 1.0
-    while f(lo) <= 0:
-        lo -= 1.0
-    root = optimize.brentq(f, lo, np.log(hi), xtol=1e-10)
-    sigma = float(np.exp(root) * (1 + 1e-8))
-    for _ in range(100):                                    # make sure we land on the valid side
-        if theorem_a_delta(sigma, epsilon, Z, k, sp) <= delta:
-            return sigma
-        sigma *= 1 + 1e-6
-    return split if delta < 0.5 else sigma * 2
-
-# %% ../nbs/10_jl_sensitivity.ipynb #9eed8854
-def row_norms(X) -> np.ndarray:
-    """L2 norms of the rows, exact at any finite magnitude: rows whose squared norm would overflow (entries >~ 1e154) or
-    underflow (entries <~ 1e-150) are divided by their largest |entry| first. Returns inf only if the norm itself exceeds float64."""
-    A = np.asarray(X, dtype=float)
-    s = np.einsum('ij,ij->i', A, A)
-    odd = ~np.isfinite(s) | (s < 1e-280)
-    out = np.sqrt(s)
-    if odd.any():
-        B = A[odd]
-        a = np.max(np.abs(B), axis=1)
-        with np.errstate(over='ignore', invalid='ignore', divide='ignore'):
-            nb = a * np.linalg.norm(B / np.where(a > 0, a, 1.0)[:, None], axis=1)
-        out[odd] = np.where(a > 0, nb, 0.0)
-    return out
-
-def clip_rows(X, # (n, d) finite data
-              radius: float, # rows longer than this are scaled back onto the sphere of this radius
-              copy: bool = True, # False: work in place on X (a float64 array the caller owns, e.g. a private copy)
-             ) -> np.ndarray:
-    "Rows with L2 norm > radius scaled onto the sphere (direction kept at any finite magnitude); other rows unchanged."
-    A = np.array(X, dtype=float, copy=True) if copy else X
-    r = row_norms(A)
-    bad = np.flatnonzero(r > radius)
-    if len(bad):
-        B = A[bad] / np.max(np.abs(A[bad]), axis=1)[:, None]                  # entries in [-1, 1]: the norm is safe
-        A[bad] = radius * B / np.linalg.norm(B, axis=1, keepdims=True)
-    return A
-
-# %% ../nbs/10_jl_sensitivity.ipynb #1814b6e8
-def jl_gaussian_release(X, # (n, d) data, array or DataFrame; rows with ||x|| <= Z/2
-                        k:int, # projected dimension
-                        epsilon:float, # privacy parameters of the release
-                        delta:float,
-                        Z:float=1.0, # bound on ||x - x'|| of a replaced row (records in the ball of radius Z/2)
-                        method:str='exact', # calibration passed to `theorem_a_sigma`
-                        clip:bool=True, # scale rows with norm > Z/2 back onto the ball (default); False: refuse such data
-                        return_projection:bool=False, # also return R
-                        rng=None, # None (fresh entropy: releases) | int seed (tests, teaching) | Generator
-                        sampler:str='numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
-                        keep_index:bool=False, # DataFrame input: keep its index (row labels are data: NOT protected)
-                       ):
-    """DPRP line 1-3: P' = XR + N(0, sigma_1^2) with fresh Gaussian R, (epsilon, delta)-DP for row replacement, n public.
-    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    A, meta = as_matrix(X, 'X')
-    k = check_int(k, 'k'); Z = check_positive(Z, 'Z'); check_sampler(sampler)
-    try: sigma = theorem_a_sigma(epsilon, delta, Z, k, method=method)
-    except ValueError as e:
-        if 'sigma' not in str(e): raise
-        sigma = np.inf
-    if not sigma < 1e300:
-        raise ValueError(f"epsilon = {epsilon:g}: the noise std sigma_1 cannot be represented in float64 (the release would be "
-                         "+-inf); use a larger epsilon")
-    if clip: A = clip_rows(A, Z / 2, copy=False)        # A is our own copy (as_matrix)                               # a per-record map: neighbours stay neighbours
-    elif np.any(row_norms(A) > Z / 2 * (1 + 1e-12)):               # a domain check on the declared bound (names no value)
-        raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g}; rescale the data with public bounds or pass clip=True")
-    rng = as_rng(rng)
-    R = gaussian_projection(A.shape[1], k, rng)
-    if check_sampler(sampler) == 'safe':
-        # float-safe: XR is rounded to the grid and the noise added exactly; sigma_1 is linear in Z, so Z is the sensitivity
-        # add_gaussian raises sigma_1 just enough to cover the rounding (it charges all n*k entries: conservative)
-        P = add_gaussian(A @ R, sigma, rng, sampler, sensitivity=Z)
-    else:
-        N = gaussian_noise(sigma, (A.shape[0], k), rng, sampler)       # N, (n, k), drawn row by row by the named sampler
-        # P <- A R + N in one BLAS call (beta = 1 keeps the noise buffer); on the transposed, Fortran-ordered views no copy is made
-        P = blas.dgemm(1.0, R.T, A.T, beta=1.0, c=N.T, overwrite_c=True).T
-    if meta.kind in ('dataframe', 'series'):  # one column per projected coordinate; a fresh index unless asked
-        P = pd.DataFrame(P, index=meta.index if keep_index else None, columns=[f'p{j}' for j in range(k)])
-    return (P, R) if return_projection else P
-
 # %% ../nbs/10_jl_sensitivity.ipynb #878bc129
-def jl_panel(k:int=20, d:int=30, epsilon:float=1.0, delta:float=1e-3, n_mc:int=1000, rng=None):
-    """Figure: Monte Carlo ||zR|| vs the Lemma 2 levels (left) and sigma_1 of the three Theorem A calibrations (right), each beside its
-    baseline: ||z|| = Z = 1 (no projection) on the left, the Gaussian mechanism for sensitivity Z without a projection on the right.
-    A fixed `rng` (the panels use 0) is for tests and teaching; nothing here is a release."""
+def jl_panel(k:int=20, d:int=30, delta:float=1e-3, n_mc:int=1000, rng=None):
+    """Figure: Monte Carlo ||zR|| for a unit change z and fresh R against the Lemma 2 levels at `delta`, the operator norm of one
+    known R, and the baseline ||z|| = Z = 1 (no projection). A fixed `rng` (the panels use 0) is for tests and teaching."""
     import matplotlib.pyplot as plt
     k, d, n_mc = check_int(k, 'k'), check_int(d, 'd'), check_int(n_mc, 'n_mc')
+    delta = check_delta(delta, allow_zero=False)
     rng = as_rng(rng)
     z = rng.normal(size=d); z /= np.linalg.norm(z)
     vals = np.linalg.norm(np.einsum('j,njk->nk', z, rng.standard_normal((n_mc, d, k)) / np.sqrt(k)), axis=1)
     lm, ex = jl_sensitivity_bound(k, delta), jl_sensitivity_bound(k, delta, method='exact')
     op = np.linalg.norm(gaussian_projection(d, k, rng), 2)
-    # 7 in wide with no text under 8 pt: readable at the site's column width (docs/README.md, figures)
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(6.8, 4.2), width_ratios=(1.5, 1), layout='constrained')
+    # 6.8 in wide with no text under 8 pt: readable at the site's column width (docs/README.md, figures)
+    fig, a1 = plt.subplots(figsize=(6.8, 4.0), layout='constrained')
     a1.hist(vals, bins=40, density=True, alpha=0.6, label=r'$\|zR\|$, fresh $R$')
     for x_, lab, sty in [(lm, 'Laurent-Massart', '--'), (ex, r'exact $\chi^2$', '-'), (op, r'$\|R\|_{op}$ (known R)', ':')]:
         a1.axvline(x_, ls=sty, color='k', label=f'{lab}: {x_:.2f}')
     a1.axvline(1.0, ls='-.', color='C3', label=r'baseline $\|z\| = 1$ (no projection)')
-    a1.set_title(f'exceed rate {np.mean(vals > ex):.3f} vs delta {delta:g}', fontsize=10)
-    a1.legend(fontsize=8, ncol=2, loc='upper center', bbox_to_anchor=(0.5, -0.12))
-    sig = [theorem_a_sigma(epsilon, delta, 1.0, k, method=m) if (m == 'exact' or delta < 0.5) else np.nan
-           for m in THEOREM_A_METHODS]
-    base = gaussian_sigma(1.0, epsilon, delta)        # baseline: the Gaussian mechanism on X itself, sensitivity Z = 1
-    a2.bar(THEOREM_A_METHODS, sig); a2.axhline(base, ls='-.', color='C3', label=f'no projection: {base:.2f}')
-    a2.set_ylabel(r'$\sigma_1$ (Z = 1)'); a2.set_title(f'eps={epsilon:g}, k={k}', fontsize=10)
-    a2.legend(fontsize=8, loc='upper center', bbox_to_anchor=(0.5, -0.12)); a2.tick_params(axis='x', labelsize=9)
+    a1.set_xlabel(r'$\|zR\|$ for $\|z\| = 1$')
+    a1.set_title(f'k={k}, d={d}: exceed rate of the exact level {np.mean(vals > ex):.3f} vs delta {delta:g}', fontsize=10)
+    a1.legend(fontsize=8, ncol=2, loc='upper center', bbox_to_anchor=(0.5, -0.16))
     return fig

@@ -14,7 +14,8 @@ import pandas as pd
 from scipy import optimize, stats
 
 from .privacy import as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler, laplace_noise, add_laplace
-from .jl import gaussian_projection, row_norms, clip_rows
+from .jl import gaussian_projection
+from .privacy import row_norms, clip_rows
 
 # %% auto #0
 __all__ = ['VARIANTS', 'element_sensitivity', 'row_norm_tail', 'dhaliwal_c', 'published_delta', 'true_delta', 'jl_laplace_scale',

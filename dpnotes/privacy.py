@@ -22,7 +22,8 @@ __all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'as_rng', 'check_epsilon
            'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise', 'laplace_scale', 'laplace_mech',
            'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic', 'gaussian_sigma_dprp',
            'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget', 'safe_grid',
-           'add_laplace', 'add_gaussian', 'check_classes', 'dp_quantile', 'private_bounds']
+           'add_laplace', 'add_gaussian', 'check_classes', 'dp_quantile', 'private_bounds', 'row_norms', 'clip_rows',
+           'sym_from_upper', 'symmetric_noise', 'normalize_rows']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -521,3 +522,78 @@ def private_bounds(X, # (n, d) private data
     nxt = g[np.minimum(np.searchsorted(g, lo, side='right'), len(g) - 1)]
     hi = np.where(hi > lo, hi, np.where(nxt > lo, nxt, lo + 1.0))
     return lo, hi
+
+# %% ../nbs/00_privacy.ipynb #9eed8854
+def row_norms(X) -> np.ndarray:
+    """L2 norms of the rows, exact at any finite magnitude: rows whose squared norm would overflow (entries >~ 1e154) or
+    underflow (entries <~ 1e-150) are divided by their largest |entry| first. Returns inf only if the norm itself exceeds float64."""
+    A = np.asarray(X, dtype=float)
+    s = np.einsum('ij,ij->i', A, A)
+    odd = ~np.isfinite(s) | (s < 1e-280)
+    out = np.sqrt(s)
+    if odd.any():
+        B = A[odd]
+        a = np.max(np.abs(B), axis=1)
+        with np.errstate(over='ignore', invalid='ignore', divide='ignore'):
+            nb = a * np.linalg.norm(B / np.where(a > 0, a, 1.0)[:, None], axis=1)
+        out[odd] = np.where(a > 0, nb, 0.0)
+    return out
+
+def clip_rows(X, # (n, d) finite data
+              radius: float, # rows longer than this are scaled back onto the sphere of this radius
+              copy: bool = True, # False: work in place on X (a float64 array the caller owns, e.g. a private copy)
+             ) -> np.ndarray:
+    "Rows with L2 norm > radius scaled onto the sphere (direction kept at any finite magnitude); other rows unchanged."
+    A = np.array(X, dtype=float, copy=True) if copy else X
+    r = row_norms(A)
+    bad = np.flatnonzero(r > radius)
+    if len(bad):
+        B = A[bad] / np.max(np.abs(A[bad]), axis=1)[:, None]                  # entries in [-1, 1]: the norm is safe
+        A[bad] = radius * B / np.linalg.norm(B, axis=1, keepdims=True)
+    return A
+
+# %% ../nbs/00_privacy.ipynb #4221b6ba
+def _check_rows(X, row_norm, clip, name='X'):
+    "Check (or clip) row norms; returns a new array."
+    norms = np.linalg.norm(X, axis=1)
+    over = norms > row_norm * (1 + 1e-9)
+    if over.any():
+        if not clip:
+            raise ValueError(f"{name}: {int(over.sum())} rows have L2 norm > row_norm={row_norm} "
+                             f"(max {norms.max():.4g}); normalise the rows or pass clip=True")
+        X = X.copy()
+        X[over] *= (row_norm / norms[over])[:, None]
+    return X
+
+def sym_from_upper(values, p: int) -> np.ndarray:
+    "Symmetric (p, p) matrix whose upper triangle (row-major, incl. diagonal) is `values`."
+    M = np.zeros((p, p))
+    iu = np.triu_indices(p)
+    M[iu] = values
+    return M + np.triu(M, 1).T
+
+def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', sampler: str = 'numpy') -> np.ndarray:
+    """Symmetric noise matrix: i.i.d. entries on and above the diagonal (N(0, sigma^2) or Laplace(sigma)), mirrored.
+
+    Drawn through `dpnotes.privacy.gaussian_noise` / `laplace_noise` with the named `sampler`. This is noise alone:
+    adding it to a statistic in floating point is not float-safe even with sampler='safe' (release the upper triangle
+    with `add_gaussian` / `add_laplace` instead, as `analyze_gauss` and `laplace_cov` do). For `rng`,
+    a fixed integer seed is for tests and teaching; a release should use fresh entropy (rng=None, the default)."""
+    rng = as_rng(rng)
+    m = p * (p + 1) // 2
+    if kind == 'gaussian': v = gaussian_noise(sigma, m, rng, sampler)
+    elif kind == 'laplace': v = laplace_noise(sigma, m, rng, sampler)
+    else: raise ValueError(f"kind must be 'gaussian' or 'laplace', got {kind!r}")
+    return sym_from_upper(v, p)
+
+# %% ../nbs/00_privacy.ipynb #2774ab71
+def normalize_rows(X, # (n, m) data, array or DataFrame
+                   row_norm: float = 1.0, # target norm r
+                   name: str = 'X', # how errors refer to X
+                  ):
+    "Scale every row to L2 norm `row_norm` (zero rows stay zero); a new array, or a DataFrame if X was one."
+    A, meta = as_matrix(X, name=name)
+    r = check_positive(row_norm, 'row_norm')
+    nrm = np.linalg.norm(A, axis=1, keepdims=True)
+    out = np.divide(A * r, nrm, out=np.zeros_like(A), where=nrm > 0)
+    return like_input(out, meta)

@@ -29,7 +29,7 @@ from dpnotes.gauss import RONGauss, PCAGauss, ModipsGauss, IdentityRelease
 from dpnotes.dprp import DPRP
 from dpnotes.dpsyn import DPSyn
 from dpnotes.jl_release import jl_laplace_release
-from dpnotes.jl import jl_gaussian_release
+from dpnotes.jl_gauss import jl_gaussian_release
 
 EPS = 1.0                  # the epsilon every call claims
 ALPHA = 0.01               # 99 % confidence per audit

@@ -10,7 +10,8 @@ import pytest
 PKG = Path(__file__).resolve().parent.parent / 'dpnotes'
 
 PRIMITIVES = {'privacy', 'moments'}
-RESULTS = {'jl', 'covariance', 'dfm'}
+RESULTS = {'jl', 'jl_gauss', 'covariance', 'analyze_gauss', 'cov_release', 'cov_lemmas', 'dfm', 'dprp_reconstruction',
+           'dprp_privacy'}
 MECHANISMS = {'jl_release', 'gauss', 'dprp', 'dpsyn', 'suffstat'}
 DATA = {'data'}
 FRONT = {'release', 'cli'}
@@ -25,8 +26,11 @@ ALLOWED = {
     **{m: set() for m in PRIMITIVES},
     'moments': {'privacy'},   # exact statistics reuse the input checks of the privacy primitives
     **{m: set() for m in PRESENTATION},
-    # results build on primitives; a later derivation may reuse an earlier one (dfm uses the covariance's row normalisation)
-    'jl': PRIMITIVES, 'covariance': PRIMITIVES, 'dfm': PRIMITIVES | {'covariance'},
+    # results build on primitives; a later result may reuse an earlier one it derives from (never the other way round)
+    'jl': PRIMITIVES, 'jl_gauss': PRIMITIVES | {'jl'},
+    'covariance': PRIMITIVES, 'analyze_gauss': PRIMITIVES, 'cov_release': PRIMITIVES | {'covariance'},
+    'cov_lemmas': PRIMITIVES | {'covariance'}, 'dfm': PRIMITIVES,
+    'dprp_reconstruction': PRIMITIVES, 'dprp_privacy': PRIMITIVES | {'analyze_gauss', 'dprp_reconstruction'},
     **{m: PRIMITIVES | RESULTS for m in MECHANISMS},
     'data': PRIMITIVES,
     'release': PRIMITIVES | RESULTS | MECHANISMS | DATA,
