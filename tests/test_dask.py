@@ -199,7 +199,7 @@ def _released(est):
 @pytest.mark.parametrize('name', list(_gauss_variants()))
 def test_gauss_same_release_for_any_partitioning(name):
     """The released model is bit-identical for a pandas frame and 1, 4 and 16 partitions (same seed): exact statistics,
-    same noise draws. (The previous float statistics stay within the quantisation bound: checked in 21_gaussian_release.)"""
+    same noise draws. (The previous float statistics stay within the quantisation bound: checked in 24_gaussian_release.)"""
     mk = _gauss_variants()[name]
     F = _table(3000, d=6); cols = [c for c in F.columns if c != 'label']
     fits = []

@@ -32,9 +32,9 @@ echo "== nbdev-test exited with $nb_rc after $((SECONDS - start)) s"
 export DPNOTES_NBDEV_TEST_RC=$nb_rc DPNOTES_NBDEV_TEST_LOG=$log
 echo "== pytest ${markers:+-m \"$markers\"} tests/ $*"
 if [[ -n "$markers" ]]; then
-    python -m pytest -m "$markers" tests/ "$@"
+    python -m pytest -m "$markers" --durations=15 tests/ "$@"
 else
-    python -m pytest tests/ "$@"
+    python -m pytest --durations=15 tests/ "$@"
 fi
 py_rc=$?
 # pytest exit 5 = no test collected: a broken selection, not a pass
