@@ -1,5 +1,6 @@
-"""Gaussian random projections, the sensitivity of $XR$ for neighbouring data sets (DPRP Lemma 2),
-and the noise σ₁ that makes P′ = XR + N(0, σ₁²) differentially private (DPRP Theorem A).
+r"""Gondara & Wang (2020), Lemma 2: how far replacing one record moves a Gaussian random projection $XR$, derived from
+the exact $\chi^2$ law of $\lVert zR\rVert$, checked by Monte Carlo, and shown by an adversarial search to hold for
+each pair of neighbours, not for a fixed $R$.
 
 Docs: https://dpnotes.github.io/dpnotes/jl_sensitivity.html.md"""
 
@@ -8,15 +9,10 @@ Docs: https://dpnotes.github.io/dpnotes/jl_sensitivity.html.md"""
 # %% ../nbs/10_jl_sensitivity.ipynb #dce832ef
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
-import pandas as pd
-from scipy import optimize, special, stats
-from scipy.linalg import blas
+from scipy import stats
 
-from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler,
-                             gaussian_delta, gaussian_sigma, gaussian_sigma_dprp, gaussian_noise, add_gaussian)
+from .privacy import as_rng, as_matrix, check_delta, check_positive, check_int
 
 # %% auto #0
 __all__ = ['gaussian_projection', 'jl_distortion', 'chi2_tail_quantile', 'jl_sensitivity_bound', 'jl_panel']

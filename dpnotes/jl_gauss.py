@@ -1,5 +1,6 @@
-"""DPRP (Gondara & Wang, 2020), Theorem A: the noise σ₁ that makes P′ = XR + N(0, σ₁²) differentially private, three
-calibrations of it (published, corrected split, exact), and the release `jl_gaussian_release` audited end to end.
+"""Gondara & Wang (2020), Theorem A: the noise σ₁ that makes P′ = XR + N(0, σ₁²) differentially private, in three
+calibrations (the published one, a corrected split of δ, and the exact one), the release `jl_gaussian_release` built on
+it, and its audits, down to the whole public call.
 
 Docs: https://dpnotes.github.io/dpnotes/jl_gaussian_release.html.md"""
 
@@ -16,9 +17,8 @@ from scipy import optimize, special, stats
 from scipy.linalg import blas
 
 from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler,
-                             gaussian_delta, gaussian_sigma, gaussian_sigma_dprp, gaussian_noise, add_gaussian,
-                             row_norms, clip_rows)
-from .jl import gaussian_projection, chi2_tail_quantile, jl_sensitivity_bound
+                             gaussian_sigma, gaussian_sigma_dprp, gaussian_noise, add_gaussian, row_norms, clip_rows)
+from .jl import gaussian_projection, jl_sensitivity_bound
 
 # %% auto #0
 __all__ = ['THEOREM_A_METHODS', 'theorem_a_delta', 'theorem_a_sigma', 'jl_gaussian_release', 'theorem_a_panel']
@@ -136,7 +136,7 @@ def jl_gaussian_release(X, # (n, d) data, array or DataFrame; rows with ||x|| <=
     if not sigma < 1e300:
         raise ValueError(f"epsilon = {epsilon:g}: the noise std sigma_1 cannot be represented in float64 (the release would be "
                          "+-inf); use a larger epsilon")
-    if clip: A = clip_rows(A, Z / 2, copy=False)        # A is our own copy (as_matrix)                               # a per-record map: neighbours stay neighbours
+    if clip: A = clip_rows(A, Z / 2, copy=False)        # A is our own copy (as_matrix); a per-record map: neighbours stay neighbours
     elif np.any(row_norms(A) > Z / 2 * (1 + 1e-12)):               # a domain check on the declared bound (names no value)
         raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g}; rescale the data with public bounds or pass clip=True")
     rng = as_rng(rng)

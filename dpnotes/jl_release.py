@@ -1,5 +1,5 @@
-"""Algorithm 1 (project with a secret Gaussian matrix, add Laplace noise) for element-wise and row-wise neighbours,
-its privacy statements rewritten as (ε, δ)-DP, and Algorithm 2 (unbiased recovery of squared distances)
+"""Dhaliwal et al. (2019), Algorithm 1 (project with a secret Gaussian matrix, add Laplace noise) for element-wise and row-wise
+neighbours, its privacy statements rewritten as (ε, δ)-DP, and Algorithm 2 (unbiased recovery of squared distances)
 with its variance derived from scratch.
 
 Docs: https://dpnotes.github.io/dpnotes/jl_release.html.md"""
@@ -13,9 +13,9 @@ import numpy as np
 import pandas as pd
 from scipy import optimize, stats
 
-from .privacy import as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler, laplace_noise, add_laplace
+from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_positive, check_int, check_sampler,
+                             add_laplace, row_norms, clip_rows)
 from .jl import gaussian_projection
-from .privacy import row_norms, clip_rows
 
 # %% auto #0
 __all__ = ['VARIANTS', 'element_sensitivity', 'row_norm_tail', 'dhaliwal_c', 'published_delta', 'true_delta', 'jl_laplace_scale',

@@ -1,5 +1,6 @@
-"""Neighbouring datasets, sensitivity, the Laplace and Gaussian mechanisms (three calibrations), a privacy budget,
-and the package's conventions for randomness and input checking.
+"""Neighbouring datasets, sensitivity, the Laplace and Gaussian mechanisms (three calibrations), a privacy budget, a
+float-safe sampler, public label sets and private feature bounds, exact row clipping, symmetric matrices released
+through their upper triangle, and the package's conventions for randomness and input checking.
 
 Docs: https://dpnotes.github.io/dpnotes/privacy.html.md"""
 
@@ -539,6 +540,7 @@ def row_norms(X) -> np.ndarray:
         out[odd] = np.where(a > 0, nb, 0.0)
     return out
 
+# %% ../nbs/00_privacy.ipynb #42403dde
 def clip_rows(X, # (n, d) finite data
               radius: float, # rows longer than this are scaled back onto the sphere of this radius
               copy: bool = True, # False: work in place on X (a float64 array the caller owns, e.g. a private copy)
@@ -554,17 +556,19 @@ def clip_rows(X, # (n, d) finite data
 
 # %% ../nbs/00_privacy.ipynb #4221b6ba
 def _check_rows(X, row_norm, clip, name='X'):
-    "Check (or clip) row norms; returns a new array."
-    norms = np.linalg.norm(X, axis=1)
+    """Check (or clip) row norms; returns a new array. The refusal is a domain check on the public bound `row_norm`:
+    its message names no private value (neither how many rows are outside nor how long they are)."""
+    norms = row_norms(X)                                    # exact at any finite magnitude (no overflow to inf)
     over = norms > row_norm * (1 + 1e-9)
     if over.any():
         if not clip:
-            raise ValueError(f"{name}: {int(over.sum())} rows have L2 norm > row_norm={row_norm} "
-                             f"(max {norms.max():.4g}); normalise the rows or pass clip=True")
+            raise ValueError(f"{name}: rows must have L2 norm <= row_norm = {row_norm:g}; normalise the rows with public "
+                             "bounds or pass clip=True")
         X = X.copy()
-        X[over] *= (row_norm / norms[over])[:, None]
+        X[over] = clip_rows(X[over], row_norm)
     return X
 
+# %% ../nbs/00_privacy.ipynb #5903e64c
 def sym_from_upper(values, p: int) -> np.ndarray:
     "Symmetric (p, p) matrix whose upper triangle (row-major, incl. diagonal) is `values`."
     M = np.zeros((p, p))
@@ -572,6 +576,7 @@ def sym_from_upper(values, p: int) -> np.ndarray:
     M[iu] = values
     return M + np.triu(M, 1).T
 
+# %% ../nbs/00_privacy.ipynb #cd85fbc1
 def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', sampler: str = 'numpy') -> np.ndarray:
     """Symmetric noise matrix: i.i.d. entries on and above the diagonal (N(0, sigma^2) or Laplace(sigma)), mirrored.
 
