@@ -7,7 +7,7 @@ NBS = Path(__file__).resolve().parent.parent / 'nbs'
 VERDICT = re.compile(r'^(yes|no|partly): \S')
 # the pages that hold errata tables (each erratum on the page that derives its result), and the covariance pages as documents
 ERRATA_PAGES = ('90_errata.ipynb', '20_covariance_sensitivity.ipynb', '21_analyze_gauss.ipynb', '23_covariance_lemmas.ipynb')
-PAGES = ERRATA_PAGES + ('22_covariance_release.ipynb',)
+PAGES = ERRATA_PAGES + ('22_covariance_release.ipynb', '24_gaussian_release.ipynb')
 
 
 def _markdown(name):
