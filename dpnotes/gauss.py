@@ -11,13 +11,13 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions, check_sampler,
-                             as_matrix, laplace_mech, laplace_noise, gaussian_noise, gaussian_sigma,
+                             as_matrix, laplace_noise, gaussian_noise, gaussian_sigma,
                              add_laplace, add_gaussian)
 from .cov_release import top_eigvecs, psd_project
 from .cov_lemmas import mean_l1_sensitivity, aug_cov_l1_sensitivity, aug_cov_upper_l1_sensitivity, pca_eig_l1_sensitivity
 from .covariance import cov_l1_sensitivity, cov_upper_l1_sensitivity
-from .privacy import sym_from_upper, symmetric_noise, normalize_rows
-from .analyze_gauss import gram_l2_sensitivity, analyze_gauss
+from .privacy import sym_from_upper
+from .analyze_gauss import gram_l2_sensitivity
 from .dfm import haar_orthonormal, uniform_qr_orthonormal
 from .moments import exact_moments, is_dask, partition_rngs   # dask itself is imported lazily, only there
 
