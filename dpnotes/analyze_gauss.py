@@ -1,5 +1,5 @@
-r"""The L2 sensitivity of the upper triangle of $X^\top X$ for rows of bounded norm, under replace-one and add/remove neighbours,
-and the symmetric Gaussian release of Dwork et al. (2014) built on it, audited.
+r"""The L2 sensitivity of the upper triangle of $X^\top X$ for rows of bounded norm, under replace-one and add/remove
+neighbours, and the symmetric Gaussian release of Dwork et al. (2014) built on it, audited.
 
 Docs: https://dpnotes.github.io/dpnotes/analyze_gauss.html.md"""
 
@@ -9,9 +9,8 @@ Docs: https://dpnotes.github.io/dpnotes/analyze_gauss.html.md"""
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, gaussian_sigma,
-                             as_matrix, like_input, laplace_mech, laplace_noise, gaussian_noise,
-                             check_sampler, add_laplace, add_gaussian, _check_rows, sym_from_upper, symmetric_noise, normalize_rows)
+from .privacy import (as_rng, check_epsilon, check_delta, check_positive, gaussian_sigma, as_matrix, check_sampler,
+                             add_gaussian, _check_rows, sym_from_upper, symmetric_noise)
 
 # %% auto #0
 __all__ = ['gram_l2_sensitivity', 'analyze_gauss']

@@ -1,5 +1,5 @@
 """RON-Gauss Lemmas 1, 2, 5 and 6 and PCA-Gauss Proposition 3 / Theorem 4: the other sensitivities the two generators use,
-each derived from the central result of the covariance page or checked against it.
+each derived from the entrywise L1 bound on the second moment (`dpnotes.covariance`) or checked against it.
 
 Docs: https://dpnotes.github.io/dpnotes/covariance_lemmas.html.md"""
 
@@ -8,11 +8,7 @@ Docs: https://dpnotes.github.io/dpnotes/covariance_lemmas.html.md"""
 # %% ../nbs/23_covariance_lemmas.ipynb #9034c533
 from __future__ import annotations
 import numpy as np
-import pandas as pd
-from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, gaussian_sigma,
-                             as_matrix, like_input, laplace_mech, laplace_noise, gaussian_noise,
-                             check_sampler, add_laplace, add_gaussian, _check_rows, sym_from_upper, symmetric_noise, normalize_rows)
-from .covariance import cov_l1_sensitivity, search_pair_l1
+from .privacy import check_epsilon, check_positive, check_int, as_matrix, laplace_mech, _check_rows
 
 # %% auto #0
 __all__ = ['mean_l1_sensitivity', 'dp_mean', 'aug_cov_l1_sensitivity', 'aug_cov_upper_l1_sensitivity', 'mle_cov_l1_sensitivity',
@@ -24,6 +20,7 @@ def mean_l1_sensitivity(m: int, n: int, row_norm: float = 1.0) -> float:
     m = check_int(m, 'm'); n = check_int(n, 'n')
     return 2.0 * check_positive(row_norm, 'row_norm') * np.sqrt(m) / n
 
+# %% ../nbs/23_covariance_lemmas.ipynb #65921e6f
 def dp_mean(X, # rows with norm <= row_norm
             epsilon: float, row_norm: float = 1.0,
             rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
@@ -45,6 +42,7 @@ def aug_cov_l1_sensitivity(p: int, n: int, label_bound: float, row_norm: float =
     first = 2.0 * np.sqrt(p) * r * r if published else np.sqrt(2.0) * p * r * r
     return (first + 4.0 * a * r * np.sqrt(p) + a * a) / n
 
+# %% ../nbs/23_covariance_lemmas.ipynb #960f2ac3
 def aug_cov_upper_l1_sensitivity(p: int, n: int, label_bound: float, row_norm: float = 1.0) -> float:
     "L1 sensitivity of the upper triangle (incl. diagonal) of the augmented second moment: (full + diagonal bound)/2."
     a = check_positive(label_bound, 'label_bound'); r = check_positive(row_norm, 'row_norm')
@@ -63,6 +61,7 @@ def pca_eig_l1_sensitivity(p: int, n: int, row_norm: float = 1.0) -> float:
     p = check_int(p, 'p'); n = check_int(n, 'n')
     return min(p, 2) * check_positive(row_norm, 'row_norm') ** 2 / n
 
+# %% ../nbs/23_covariance_lemmas.ipynb #fcaf4fb7
 def box_cov_l1_sensitivity(m: int, n: int, bound: float = 1.0) -> float:
     "Entrywise L1 sensitivity of $\\frac1n X^\\top X$ for entries in [-bound, bound] (PCA-Gauss Prop. 3 setting): $a^2(2m^2-m)/n$."
     m = check_int(m, 'm'); n = check_int(n, 'n'); a = check_positive(bound, 'bound')

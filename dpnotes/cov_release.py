@@ -1,6 +1,6 @@
-"""The release of a second-moment matrix with Laplace noise on its upper triangle (the step RON-Gauss and PCA-Gauss call),
-projected onto the PSD cone, with its leading eigenvectors; its error and bias measured, and the auditor run on the
-shipped and the published calibration.
+"""The release of a second-moment matrix with Laplace noise on its upper triangle (the step RON-Gauss and PCA-Gauss take),
+projected onto the PSD cone, with its leading eigenvectors; its error and bias measured, its float-safe mode, and the
+auditor run on the shipped and the published calibration.
 
 Docs: https://dpnotes.github.io/dpnotes/covariance_release.html.md"""
 
@@ -9,22 +9,12 @@ Docs: https://dpnotes.github.io/dpnotes/covariance_release.html.md"""
 # %% ../nbs/22_covariance_release.ipynb #938603e6
 from __future__ import annotations
 import numpy as np
-import pandas as pd
-from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, gaussian_sigma,
-                             as_matrix, like_input, laplace_mech, laplace_noise, gaussian_noise,
-                             check_sampler, add_laplace, add_gaussian, _check_rows, sym_from_upper, symmetric_noise, normalize_rows)
-from .covariance import cov_l1_sensitivity, cov_upper_l1_sensitivity, cov_l1_witness
+from .privacy import (as_rng, check_epsilon, check_positive, check_int, as_matrix, laplace_noise, check_sampler,
+                             add_laplace, _check_rows, sym_from_upper, symmetric_noise)
+from .covariance import cov_l1_sensitivity, cov_upper_l1_sensitivity
 
 # %% auto #0
-__all__ = ['psd_project', 'laplace_cov', 'top_eigvecs']
-
-# %% ../nbs/22_covariance_release.ipynb #cb5a12b7
-def psd_project(A, floor: float = 0.0) -> np.ndarray:
-    "Nearest symmetric matrix with eigenvalues >= floor (Frobenius norm): symmetrise, clip the eigenvalues. New array."
-    A = np.asarray(A, float)
-    if A.ndim != 2 or A.shape[0] != A.shape[1]: raise ValueError(f"A must be square, got shape {A.shape}")
-    w, V = np.linalg.eigh((A + A.T) / 2)
-    return (V * np.maximum(w, floor)) @ V.T
+__all__ = ['laplace_cov', 'psd_project', 'top_eigvecs']
 
 # %% ../nbs/22_covariance_release.ipynb #15a92330
 def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
@@ -64,6 +54,14 @@ def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
         Z = laplace_noise(cov_l1_sensitivity(p, n, r) / epsilon, (p, p), rng, sampler)
         out = S + (Z + Z.T) / 2
     return psd_project(out) if psd else out
+
+# %% ../nbs/22_covariance_release.ipynb #cb5a12b7
+def psd_project(A, floor: float = 0.0) -> np.ndarray:
+    "Nearest symmetric matrix with eigenvalues >= floor (Frobenius norm): symmetrise, clip the eigenvalues. New array."
+    A = np.asarray(A, float)
+    if A.ndim != 2 or A.shape[0] != A.shape[1]: raise ValueError(f"A must be square, got shape {A.shape}")
+    w, V = np.linalg.eigh((A + A.T) / 2)
+    return (V * np.maximum(w, floor)) @ V.T
 
 # %% ../nbs/22_covariance_release.ipynb #9bda31b6
 def top_eigvecs(M, # symmetric (m, m) matrix, e.g. a released second moment

@@ -1,5 +1,5 @@
-"""Sensitivity of second-moment matrices of norm-bounded rows, the symmetric Gaussian release (Analyze Gauss), and
-the entrywise L1 sensitivity behind RON-Gauss and PCA-Gauss.
+"""The entrywise L1 sensitivity of the second-moment matrix of norm-bounded rows, for the full matrix and for its upper
+triangle: the bound behind the Laplace releases of RON-Gauss and PCA-Gauss, corrected and checked two independent ways.
 
 Docs: https://dpnotes.github.io/dpnotes/covariance_sensitivity.html.md"""
 
@@ -10,9 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 import numpy as np
 import pandas as pd
-from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, gaussian_sigma,
-                             as_matrix, like_input, laplace_mech, laplace_noise, gaussian_noise,
-                             check_sampler, add_laplace, add_gaussian)
+from .privacy import as_rng, check_positive, check_int
 
 # %% auto #0
 __all__ = ['PANEL_PAIRS', 'cov_l1_sensitivity', 'cov_l1_witness', 'ExactSup', 'cov_l1_exact', 'PairSearchResult',
@@ -60,6 +58,7 @@ def _sign_classes(p, chunk=1 << 15):
             S[:, np.arange(p), np.arange(p)] = diag
             yield S
 
+# %% ../nbs/20_covariance_sensitivity.ipynb #c2e884bf
 class ExactSup(NamedTuple):
     "The exact supremum found by `cov_l1_exact`, with a sign matrix and a pair (x, y) attaining it."
     value: float          # sup over the unit ball of sum_ij w_ij |x_i x_j - y_i y_j|
@@ -68,6 +67,7 @@ class ExactSup(NamedTuple):
     y: np.ndarray         # bottom eigenvector of W∘S (zero if its bottom eigenvalue is positive)
     n_matrices: int       # sign matrices enumerated
 
+# %% ../nbs/20_covariance_sensitivity.ipynb #1df7502a
 def cov_l1_exact(p: int, # dimension, 1 <= p <= max_p
                  weights=None, # None (all ones: the full matrix) or (p, p) weights with one value on and one off the diagonal
                  max_p: int = 8, # refuse larger p (the count grows like 2^(p^2/2): 16.8 million matrices at p = 8)
@@ -120,6 +120,7 @@ class PairSearchResult(NamedTuple):
         return (f"best {self.value:.6f}, bound {self.bound:.6f}, gap {self.gap:.6f} "
                 f"({100 * self.gap / self.bound:.4f} % of the bound): {state}")
 
+# %% ../nbs/20_covariance_sensitivity.ipynb #8d20530a
 def search_pair_l1(p: int, # dimension
                    weights=None, # (p, p) non-negative weights; None = all ones (full matrix)
                    bound: float | None = None, # a claimed bound on the supremum: the result reports the gap to it
@@ -159,6 +160,7 @@ def cov_upper_l1_sensitivity(p: int, n: int, row_norm: float = 1.0) -> float:
     p = check_int(p, 'p'); n = check_int(n, 'n'); r2 = check_positive(row_norm, 'row_norm') ** 2
     return min(1.0 + p / np.sqrt(2.0), np.sqrt(p * (p + 3) / 2.0)) * r2 / n
 
+# %% ../nbs/20_covariance_sensitivity.ipynb #4b50950d
 def upper_weights(p: int) -> np.ndarray:
     "Weights turning $\\sum_{ij}w_{ij}|D_{ij}|$ into the upper-triangle L1 norm of a symmetric D."
     return np.where(np.eye(p, dtype=bool), 1.0, 0.5)

@@ -11,13 +11,13 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions, check_sampler,
-                             as_matrix, laplace_mech, laplace_noise, gaussian_noise, gaussian_sigma,
+                             as_matrix, laplace_noise, gaussian_noise, gaussian_sigma,
                              add_laplace, add_gaussian)
 from .cov_release import top_eigvecs, psd_project
 from .cov_lemmas import mean_l1_sensitivity, aug_cov_l1_sensitivity, aug_cov_upper_l1_sensitivity, pca_eig_l1_sensitivity
 from .covariance import cov_l1_sensitivity, cov_upper_l1_sensitivity
-from .privacy import sym_from_upper, symmetric_noise, normalize_rows
-from .analyze_gauss import gram_l2_sensitivity, analyze_gauss
+from .privacy import sym_from_upper
+from .analyze_gauss import gram_l2_sensitivity
 from .dfm import haar_orthonormal, uniform_qr_orthonormal
 from .moments import exact_moments, is_dask, partition_rngs   # dask itself is imported lazily, only there
 
@@ -63,6 +63,8 @@ def unit_rows(X) -> np.ndarray:
     out[idx] = U
     return out
 
+
+# %% ../nbs/24_gaussian_release.ipynb #c92fd1c1
 def _noise_scale(sensitivity, epsilon, what):
     "Laplace scale b = sensitivity / epsilon, refused with a clear error when it is 0 or would overflow float64."
     with np.errstate(over='ignore', divide='ignore'): b = float(np.float64(sensitivity) / np.float64(epsilon))
@@ -109,15 +111,18 @@ def ron_preprocess_project(X, # (n, m) data, any scale
         Z[idx] = np.divide(Zc, c[:, None], out=np.zeros_like(Zc), where=c[:, None] > 1e-12)
     return Z, mu
 
+# %% ../nbs/24_gaussian_release.ipynb #2a5da42f
 def preprocess_rows(X, mu) -> np.ndarray:
     "Alg. 1's row map with a given (released) mean: normalise, subtract mu, normalise again. New array."
     return unit_rows(unit_rows(X) - np.asarray(mu, float))
 
+# %% ../nbs/24_gaussian_release.ipynb #6fcedda4
 def clip_to_ball(v, radius: float = 1.0) -> np.ndarray:
     "v scaled down onto the ball of the given radius if it lies outside (post-processing of a released vector). New array."
     v = np.array(v, float); nv = float(np.linalg.norm(v))
     return v * (radius / nv) if nv > radius else v
 
+# %% ../nbs/24_gaussian_release.ipynb #7fdab315
 def center_project(X, # (n, m) rows of one class, any scale
                    W, # (m, p) projection with orthonormal columns
                    epsilon_mu: float, # budget of the DP class mean
@@ -185,6 +190,8 @@ def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected feat
     E = laplace_noise(_noise_scale(full, epsilon, 'the covariance'), (q, q), rng, sampler)
     return M + (E + E.T) / 2
 
+
+# %% ../nbs/24_gaussian_release.ipynb #dc6dd077
 def gaussian_sampler(mean, cov, n: int,
                      rng=None, # None (fresh entropy) | int seed (tests, teaching) | Generator
                     ) -> np.ndarray:
@@ -280,6 +287,7 @@ def class_sum_sensitivity(p: int, # dimension of the rows z
     if release == 'full': return max(cov_l1_sensitivity(p, 1, 1.0), 2.0 * p) * r2
     raise ValueError(f"release must be 'upper' or 'full', got {release!r}")
 
+# %% ../nbs/24_gaussian_release.ipynb #e21c9d82
 class GaussRelease:
     """DP Gaussian (mixture) generative model on normalised, projected rows; subclasses choose the projection.
     A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
@@ -521,6 +529,7 @@ class RONGauss(GaussRelease):
     def _projection(self, m, p, rng):
         return (haar_orthonormal if self.projection == 'haar' else uniform_qr_orthonormal)(m, p, rng=rng)
 
+# %% ../nbs/24_gaussian_release.ipynb #f7751841
 class ModipsGauss(GaussRelease):
     """MODIPS-style Gaussian model without dimensionality reduction (the papers' 'Liu' baseline): W = I, same pre-processing.
     A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
@@ -535,6 +544,7 @@ class ModipsGauss(GaussRelease):
     p = None
     def _projection(self, m, p, rng): return np.eye(m)
 
+# %% ../nbs/24_gaussian_release.ipynb #d98b48cf
 class PCAGauss(GaussRelease):
     """PCA-Gauss (Chanyaswad et al.): Alg. 1 (pca='data', unsupervised), Alg. 2 (regression), Alg. 3 (classification, GMM).
     A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
