@@ -102,7 +102,7 @@ def check_dims(m:int, # ambient dimension
     return k
 
 # %% ../nbs/30_dfm_effect.ipynb #408336da
-# Sample-wise normalisation is the same operation the covariance notebook uses; one implementation serves both.
+# Sample-wise normalisation is the same operation RON-Gauss Lemma 1 uses (`covariance_lemmas.html`); one implementation, in `dpnotes.privacy`, serves both.
 from .privacy import normalize_rows
 
 
