@@ -1,6 +1,6 @@
-"""Gondara & Wang (UAI 2020), Algorithm 1, derived and checked: the reconstruction algebra, the privacy of $P'$ and
-of the noisy second-moment matrix, an honest private choice of $k_1$, row-chunked release and end-to-end audits
-of the public calls (the paper's Tables 2 and 3 are reproduced on their own page).
+"""Gondara & Wang (UAI 2020), Algorithm 1 as an estimator: public pre-processing, the two Gaussian releases, the
+reconstruction, a row-chunked and a Dask path, and end-to-end audits of the public calls (the paper's Tables 2 and 3
+are reproduced on their own page).
 
 Docs: https://dpnotes.github.io/dpnotes/dprp.html.md"""
 
@@ -8,20 +8,19 @@ Docs: https://dpnotes.github.io/dpnotes/dprp.html.md"""
 
 # %% ../nbs/42_dprp.ipynb #90c878ff
 from __future__ import annotations
-import math, numbers, time, warnings
+import math, numbers, time
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fractions, check_sampler, as_matrix,
-                             gaussian_sigma, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget,
-                             CLASSES_MESSAGE, check_classes, dp_quantile, private_bounds, BOUND_GRID)
+                             gaussian_noise, add_gaussian, Budget, CLASSES_MESSAGE, check_classes, private_bounds,
+                             sym_from_upper)
 from .jl import gaussian_projection
 from .jl_gauss import theorem_a_sigma, THEOREM_A_METHODS
 from .analyze_gauss import gram_l2_sensitivity
-from .privacy import sym_from_upper
 from .cov_release import top_eigvecs
-from .dprp_reconstruction import reconstruction_operator, dprp_reconstruct, expected_error
-from .dprp_privacy import theorem_b_sigma, THEOREM_B_METHODS, k1_utility, select_k1, k1_probabilities
+from .dprp_reconstruction import reconstruction_operator
+from .dprp_privacy import theorem_b_sigma, THEOREM_B_METHODS, select_k1
 
 # %% auto #0
 __all__ = ['safe_unit_rows', 'Preprocessor', 'DPRP']
@@ -35,6 +34,7 @@ def safe_unit_rows(X:np.ndarray) -> np.ndarray:
     nrm = np.linalg.norm(U, axis=1, keepdims=True)
     return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
 
+# %% ../nbs/42_dprp.ipynb #01b648ae
 class Preprocessor:
     "Row-wise public map to rows of L2 norm <= 1 (`encode`) and back (`decode`); labels one-hot over public `classes`."
     def __init__(self, kind:str='row_l2', bounds=None, clip_norm:float|None=None, classes=None):
