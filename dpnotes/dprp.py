@@ -53,36 +53,44 @@ class Preprocessor:
             if not self.c > 0: raise ValueError(f"clip_norm must be > 0, got {clip_norm}")
         self.w = 1 / np.sqrt(2) if self.classes is not None else 1.0
 
-    def features(self, X:np.ndarray) -> np.ndarray:
-        "Map feature rows (n, d) to the unit ball (no label)."
-        if self.kind == 'row_l2': return safe_unit_rows(X)
-        if X.shape[1] != len(self.lo): raise ValueError(f"bounds have {len(self.lo)} features, X has {X.shape[1]}")
-        with np.errstate(over='ignore', invalid='ignore'):
-            U = np.clip((X - self.lo) / (self.hi - self.lo), 0, 1) - 0.5
-        U /= self.c
-        nrm = np.linalg.norm(U, axis=1, keepdims=True)
-        return U / np.maximum(nrm, 1.0)
+# %% ../nbs/42_dprp.ipynb #c4ce2916
+@patch
+def features(self:Preprocessor, X:np.ndarray) -> np.ndarray:
+    "Map feature rows (n, d) to the unit ball (no label)."
+    if self.kind == 'row_l2': return safe_unit_rows(X)
+    if X.shape[1] != len(self.lo): raise ValueError(f"bounds have {len(self.lo)} features, X has {X.shape[1]}")
+    with np.errstate(over='ignore', invalid='ignore'):
+        U = np.clip((X - self.lo) / (self.hi - self.lo), 0, 1) - 0.5
+    U /= self.c
+    nrm = np.linalg.norm(U, axis=1, keepdims=True)
+    return U / np.maximum(nrm, 1.0)
 
-    def encode(self, X:np.ndarray, y=None) -> np.ndarray:
-        "Rows of norm <= 1: [features, one-hot(y)] / sqrt(2), or features alone."
-        F = self.features(X)
-        if self.classes is None: return F
-        y = np.asarray(y)
-        idx = np.searchsorted(self.classes, y)
-        if np.any(idx >= len(self.classes)) or np.any(self.classes[np.minimum(idx, len(self.classes) - 1)] != y):
-            raise ValueError("y contains labels outside the public list of classes (the declared label domain)")
-        H = np.zeros((len(y), len(self.classes))); H[np.arange(len(y)), idx] = 1.0
-        return np.hstack([F, H]) * self.w
+# %% ../nbs/42_dprp.ipynb #98f3a17d
+@patch
+def encode(self:Preprocessor, X:np.ndarray, y=None) -> np.ndarray:
+    "Rows of norm <= 1: [features, one-hot(y)] / sqrt(2), or features alone."
+    F = self.features(X)
+    if self.classes is None: return F
+    y = np.asarray(y)
+    idx = np.searchsorted(self.classes, y)
+    if np.any(idx >= len(self.classes)) or np.any(self.classes[np.minimum(idx, len(self.classes) - 1)] != y):
+        raise ValueError("y contains labels outside the public list of classes (the declared label domain)")
+    H = np.zeros((len(y), len(self.classes))); H[np.arange(len(y)), idx] = 1.0
+    return np.hstack([F, H]) * self.w
 
-    def unscale(self, F:np.ndarray) -> np.ndarray:
-        "Feature rows from the unit ball back to the release's units (original units for 'bounds')."
-        return (F * self.c + 0.5) * (self.hi - self.lo) + self.lo if self.kind == 'bounds' else F
+# %% ../nbs/42_dprp.ipynb #b4f50381
+@patch
+def unscale(self:Preprocessor, F:np.ndarray) -> np.ndarray:
+    "Feature rows from the unit ball back to the release's units (original units for 'bounds')."
+    return (F * self.c + 0.5) * (self.hi - self.lo) + self.lo if self.kind == 'bounds' else F
 
-    def decode(self, Z:np.ndarray, d:int):
-        "Back to feature units (and labels by arg-max of the one-hot block)."
-        F = self.unscale(Z[:, :d] / self.w)
-        if self.classes is None: return F, None
-        return F, self.classes[np.argmax(Z[:, d:], axis=1)]
+# %% ../nbs/42_dprp.ipynb #a7c80301
+@patch
+def decode(self:Preprocessor, Z:np.ndarray, d:int):
+    "Back to feature units (and labels by arg-max of the one-hot block)."
+    F = self.unscale(Z[:, :d] / self.w)
+    if self.classes is None: return F, None
+    return F, self.classes[np.argmax(Z[:, d:], axis=1)]
 
 # %% ../nbs/42_dprp.ipynb #f9624902
 class DPRP:
