@@ -1,6 +1,6 @@
-"""Gondara & Wang (UAI 2020), Algorithm 1, derived and checked: the reconstruction algebra, the privacy of $P'$ and
-of the noisy second-moment matrix, an honest private choice of $k_1$, row-chunked release and end-to-end audits
-of the public calls (the paper's Tables 2 and 3 are reproduced on their own page).
+"""Gondara & Wang (UAI 2020), Algorithm 1 as an estimator: public pre-processing, the two Gaussian releases, the
+reconstruction, a row-chunked and a Dask path, and end-to-end audits of the public calls (the paper's Tables 2 and 3
+are reproduced on their own page).
 
 Docs: https://dpnotes.github.io/dpnotes/dprp.html.md"""
 
@@ -8,20 +8,19 @@ Docs: https://dpnotes.github.io/dpnotes/dprp.html.md"""
 
 # %% ../nbs/42_dprp.ipynb #90c878ff
 from __future__ import annotations
-import math, numbers, time, warnings
+import math, numbers, time
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fractions, check_sampler, as_matrix,
-                             gaussian_sigma, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget,
-                             CLASSES_MESSAGE, check_classes, dp_quantile, private_bounds, BOUND_GRID)
+                             gaussian_noise, add_gaussian, Budget, CLASSES_MESSAGE, check_classes, private_bounds,
+                             sym_from_upper)
 from .jl import gaussian_projection
 from .jl_gauss import theorem_a_sigma, THEOREM_A_METHODS
 from .analyze_gauss import gram_l2_sensitivity
-from .privacy import sym_from_upper
 from .cov_release import top_eigvecs
-from .dprp_reconstruction import reconstruction_operator, dprp_reconstruct, expected_error
-from .dprp_privacy import theorem_b_sigma, THEOREM_B_METHODS, k1_utility, select_k1, k1_probabilities
+from .dprp_reconstruction import reconstruction_operator
+from .dprp_privacy import theorem_b_sigma, THEOREM_B_METHODS, select_k1
 
 # %% auto #0
 __all__ = ['safe_unit_rows', 'Preprocessor', 'DPRP']
@@ -35,6 +34,7 @@ def safe_unit_rows(X:np.ndarray) -> np.ndarray:
     nrm = np.linalg.norm(U, axis=1, keepdims=True)
     return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
 
+# %% ../nbs/42_dprp.ipynb #01b648ae
 class Preprocessor:
     "Row-wise public map to rows of L2 norm <= 1 (`encode`) and back (`decode`); labels one-hot over public `classes`."
     def __init__(self, kind:str='row_l2', bounds=None, clip_norm:float|None=None, classes=None):
@@ -53,36 +53,44 @@ class Preprocessor:
             if not self.c > 0: raise ValueError(f"clip_norm must be > 0, got {clip_norm}")
         self.w = 1 / np.sqrt(2) if self.classes is not None else 1.0
 
-    def features(self, X:np.ndarray) -> np.ndarray:
-        "Map feature rows (n, d) to the unit ball (no label)."
-        if self.kind == 'row_l2': return safe_unit_rows(X)
-        if X.shape[1] != len(self.lo): raise ValueError(f"bounds have {len(self.lo)} features, X has {X.shape[1]}")
-        with np.errstate(over='ignore', invalid='ignore'):
-            U = np.clip((X - self.lo) / (self.hi - self.lo), 0, 1) - 0.5
-        U /= self.c
-        nrm = np.linalg.norm(U, axis=1, keepdims=True)
-        return U / np.maximum(nrm, 1.0)
+# %% ../nbs/42_dprp.ipynb #c4ce2916
+@patch
+def features(self:Preprocessor, X:np.ndarray) -> np.ndarray:
+    "Map feature rows (n, d) to the unit ball (no label)."
+    if self.kind == 'row_l2': return safe_unit_rows(X)
+    if X.shape[1] != len(self.lo): raise ValueError(f"bounds have {len(self.lo)} features, X has {X.shape[1]}")
+    with np.errstate(over='ignore', invalid='ignore'):
+        U = np.clip((X - self.lo) / (self.hi - self.lo), 0, 1) - 0.5
+    U /= self.c
+    nrm = np.linalg.norm(U, axis=1, keepdims=True)
+    return U / np.maximum(nrm, 1.0)
 
-    def encode(self, X:np.ndarray, y=None) -> np.ndarray:
-        "Rows of norm <= 1: [features, one-hot(y)] / sqrt(2), or features alone."
-        F = self.features(X)
-        if self.classes is None: return F
-        y = np.asarray(y)
-        idx = np.searchsorted(self.classes, y)
-        if np.any(idx >= len(self.classes)) or np.any(self.classes[np.minimum(idx, len(self.classes) - 1)] != y):
-            raise ValueError("y contains labels outside the public list of classes (the declared label domain)")
-        H = np.zeros((len(y), len(self.classes))); H[np.arange(len(y)), idx] = 1.0
-        return np.hstack([F, H]) * self.w
+# %% ../nbs/42_dprp.ipynb #98f3a17d
+@patch
+def encode(self:Preprocessor, X:np.ndarray, y=None) -> np.ndarray:
+    "Rows of norm <= 1: [features, one-hot(y)] / sqrt(2), or features alone."
+    F = self.features(X)
+    if self.classes is None: return F
+    y = np.asarray(y)
+    idx = np.searchsorted(self.classes, y)
+    if np.any(idx >= len(self.classes)) or np.any(self.classes[np.minimum(idx, len(self.classes) - 1)] != y):
+        raise ValueError("y contains labels outside the public list of classes (the declared label domain)")
+    H = np.zeros((len(y), len(self.classes))); H[np.arange(len(y)), idx] = 1.0
+    return np.hstack([F, H]) * self.w
 
-    def unscale(self, F:np.ndarray) -> np.ndarray:
-        "Feature rows from the unit ball back to the release's units (original units for 'bounds')."
-        return (F * self.c + 0.5) * (self.hi - self.lo) + self.lo if self.kind == 'bounds' else F
+# %% ../nbs/42_dprp.ipynb #b4f50381
+@patch
+def unscale(self:Preprocessor, F:np.ndarray) -> np.ndarray:
+    "Feature rows from the unit ball back to the release's units (original units for 'bounds')."
+    return (F * self.c + 0.5) * (self.hi - self.lo) + self.lo if self.kind == 'bounds' else F
 
-    def decode(self, Z:np.ndarray, d:int):
-        "Back to feature units (and labels by arg-max of the one-hot block)."
-        F = self.unscale(Z[:, :d] / self.w)
-        if self.classes is None: return F, None
-        return F, self.classes[np.argmax(Z[:, d:], axis=1)]
+# %% ../nbs/42_dprp.ipynb #a7c80301
+@patch
+def decode(self:Preprocessor, Z:np.ndarray, d:int):
+    "Back to feature units (and labels by arg-max of the one-hot block)."
+    F = self.unscale(Z[:, :d] / self.w)
+    if self.classes is None: return F, None
+    return F, self.classes[np.argmax(Z[:, d:], axis=1)]
 
 # %% ../nbs/42_dprp.ipynb #f9624902
 class DPRP:

@@ -9,9 +9,7 @@ Docs: https://dpnotes.github.io/dpnotes/dprp_privacy.html.md"""
 from __future__ import annotations
 import math
 import numpy as np
-import pandas as pd
-from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fractions, as_matrix,
-                             gaussian_sigma, gaussian_delta, gaussian_noise)
+from .privacy import as_rng, check_epsilon, check_delta, check_int, gaussian_sigma
 from .analyze_gauss import gram_l2_sensitivity
 from .dprp_reconstruction import expected_error
 
@@ -42,6 +40,7 @@ def k1_utility(perp_sq:float, n:int, k1_grid, k2:int, sigma1s) -> np.ndarray:
     "Utility $u(X,k_1)=-\\mathbb E\\|X'-X\\|_F^2$ for each `k1` in `k1_grid` (noise stds `sigma1s`)."
     return -np.array([expected_error(perp_sq, n, s, k, k2) for k, s in zip(k1_grid, sigma1s)])
 
+# %% ../nbs/41_dprp_privacy.ipynb #edcbb115
 def _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm):
     grid = [check_int(int(k), 'k1') for k in k1_grid]
     if min(grid) <= k2 + 1: raise ValueError(f"every k1 in k1_grid must exceed k2 + 1 = {k2 + 1}; got {grid}")

@@ -9,12 +9,10 @@ Docs: https://dpnotes.github.io/dpnotes/dprp_reconstruction.html.md"""
 from __future__ import annotations
 import math
 import numpy as np
-import pandas as pd
-from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_fractions, as_matrix,
-                             gaussian_sigma, gaussian_delta, gaussian_noise)
+from .privacy import as_rng, check_int
 
 # %% auto #0
-__all__ = ['reconstruction_operator', 'dprp_reconstruct', 'expected_error']
+__all__ = ['reconstruction_operator', 'dprp_reconstruct', 'expected_error', 'reconstruction_panel']
 
 # %% ../nbs/40_dprp_reconstruction.ipynb #c8bbd2a8
 def reconstruction_operator(V, # (d, k2) orthonormal columns
@@ -46,3 +44,51 @@ def expected_error(perp_sq:float, # ||X_perp||_F^2, the squared mass of X outsid
     k1, k2 = check_int(k1, 'k1'), check_int(k2, 'k2')
     if k1 <= k2 + 1: raise ValueError(f"the expectation is finite only for k1 > k2 + 1 (k1={k1}, k2={k2})")
     return float(perp_sq * (1 + k2 / (k1 - k2 - 1)) + n * sigma1 ** 2 * k1 * k2 / (k1 - k2 - 1))
+
+# %% ../nbs/40_dprp_reconstruction.ipynb #8440ff40
+def _panel_matrix(n:int=40, d:int=8, rank:int=3, spread:float=0.15) -> np.ndarray:
+    "The fixed teaching matrix of the panel: close to rank 3, rows scaled to norm 1 (a public, made-up table; nothing is released)."
+    g = np.random.default_rng(2020)
+    X = g.standard_normal((n, rank)) @ g.standard_normal((rank, d)) + spread * g.standard_normal((n, d))
+    return X / np.linalg.norm(X, axis=1, keepdims=True)
+
+def reconstruction_panel(k1:int=40, # projection dimension of the Monte Carlo point
+                         k2:int=3, # number of eigenvectors kept, 1..8
+                         sigma1:float=0.1, # noise std on P' (0: no noise)
+                         n_trials:int=200, # Monte Carlo draws of (R, N_1)
+                         rng=0, # seed of the Monte Carlo draws
+                        ):
+    """Figure: the closed-form `expected_error` over $k_1$ on a fixed matrix, a Monte Carlo check at `k1`, and the baselines
+    $\\lVert X_\\perp\\rVert_F^2$ (no noise, $k_1\\to\\infty$) and $\\lVert X\\rVert_F^2$ (releasing zeros). Teaching only, nothing is released:
+    `rng`, a fixed integer seed, is for tests and teaching; a release should use fresh entropy (`rng=None`)."""
+    import matplotlib.pyplot as plt
+    k1, k2, n_trials = check_int(k1, 'k1'), check_int(k2, 'k2'), check_int(n_trials, 'n_trials')
+    if isinstance(sigma1, bool) or not isinstance(sigma1, (int, float, np.floating)) or not math.isfinite(sigma1) or sigma1 < 0:
+        raise ValueError(f"sigma1 must be a finite number >= 0, got {sigma1!r}")
+    X = _panel_matrix(); n, d = X.shape
+    if k2 > d: raise ValueError(f"k2={k2} exceeds the dimension d={d} of the panel's matrix; pass k2 <= {d}")
+    V = np.linalg.eigh(X.T @ X)[1][:, ::-1][:, :k2]
+    perp, total = float(((X - X @ V @ V.T) ** 2).sum()), float((X ** 2).sum())
+    g, err = as_rng(rng), np.empty(n_trials)
+    for t in range(n_trials):
+        R = g.standard_normal((d, k1)) / math.sqrt(k1)
+        err[t] = ((dprp_reconstruct(X @ R + sigma1 * g.standard_normal((n, k1)), V, R) - X) ** 2).sum()
+    fig, ax = plt.subplots(figsize=(6.0, 4.0), layout='constrained')
+    ks = np.unique(np.geomspace(k2 + 2, 1000, 40).astype(int))
+    ax.plot(ks, [expected_error(perp, n, sigma1, int(k), k2) for k in ks], '-', c='C0', label="formula: E‖X′ − X‖²_F")
+    ax.axvspan(0.8, k2 + 1, color='0.9', label='k₁ ≤ k₂ + 1: no finite expectation')
+    ax.axhline(perp, ls='--', c='C2', label=f'baseline ‖X⊥‖²_F = {perp:.2f} (no noise, k₁ → ∞)')
+    ax.axhline(total, ls='-.', c='C3', label=f'baseline ‖X‖²_F = {total:.0f} (release zeros)')
+    if k1 > k2 + 1:
+        th, se = expected_error(perp, n, sigma1, k1, k2), err.std(ddof=1) / math.sqrt(n_trials)
+        ax.errorbar([k1], [err.mean()], yerr=[2 * se], fmt='o', c='k', ms=5,
+                    label=f'Monte Carlo mean at k₁={k1}: {err.mean():.3g} ± {2 * se:.2g} (formula {th:.3g})')
+    else:
+        ax.plot([k1], [np.median(err)], 'x', c='k', ms=8, label=f'Monte Carlo median at k₁={k1}: {np.median(err):.3g}')
+        why = 'the expectation is infinite' if k1 >= k2 else 'k₁ < k₂: not exact even without noise'
+        ax.text(0.02, 0.95, f'k₁={k1} ≤ k₂+1={k2 + 1}: outside the formula\'s range; {why}', transform=ax.transAxes,
+                fontsize=8, color='C3', va='top')
+    ax.set(xscale='log', yscale='log', xlabel='k₁', ylabel='squared error', xlim=(0.8, 1200))
+    ax.set_title(f'DPRP reconstruction error: n={n}, d={d}, k₂={k2}, σ₁={sigma1:g}', fontsize=10)
+    ax.legend(fontsize=7, loc='upper center', bbox_to_anchor=(0.5, -0.2))
+    return fig
