@@ -1,4 +1,4 @@
-r"""The L2 sensitivity of the upper triangle of $X^\top X$ for rows of bounded norm, under replace-one and add/remove
+"""The L2 sensitivity of the upper triangle of XᵀX for rows of bounded norm, under replace-one and add/remove
 neighbours, and the symmetric Gaussian release of Dwork et al. (2014) built on it, audited.
 
 Docs: https://dpnotes.github.io/dpnotes/analyze_gauss.html.md"""

@@ -1,5 +1,5 @@
-r"""Gondara & Wang (2020), Theorems A and B as DPRP uses them: the noise on $P'$ and on the second moment $X^\top X$,
-the published Theorem B and why it is not private, and an exponential-mechanism choice of $k_1$ with what tuning on the data would leak.
+"""Gondara & Wang (2020), Theorems A and B as DPRP uses them: the noise on P′ and on the second moment XᵀX,
+the published Theorem B and why it is not private, and an exponential-mechanism choice of k₁ with what tuning on the data would leak.
 
 Docs: https://dpnotes.github.io/dpnotes/dprp_privacy.html.md"""
 

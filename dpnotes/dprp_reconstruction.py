@@ -1,5 +1,5 @@
-r"""Gondara & Wang (2020), Algorithm 1, line 7: the reconstruction from a noisy random projection, exact without noise when
-$\operatorname{rank}X\le k_2\le k_1$, and its expected error in closed form (the "dimensionality explosion" of $k_1$).
+"""Gondara & Wang (2020), Algorithm 1, line 7: the reconstruction from a noisy random projection, exact without noise when
+rank X ≤ k₂ ≤ k₁, and its expected error in closed form (the "dimensionality explosion" of k₁).
 
 Docs: https://dpnotes.github.io/dpnotes/dprp_reconstruction.html.md"""
 

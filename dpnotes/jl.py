@@ -1,6 +1,6 @@
-r"""Gondara & Wang (2020), Lemma 2: how far replacing one record moves a Gaussian random projection $XR$, derived from
-the exact $\chi^2$ law of $\lVert zR\rVert$, checked by Monte Carlo, and shown by an adversarial search to hold for
-each pair of neighbours, not for a fixed $R$.
+"""Gondara & Wang (2020), Lemma 2: how far replacing one record moves a Gaussian random projection XR, derived from
+the exact χ² law of ‖zR‖, checked by Monte Carlo, and shown by an adversarial search to hold for
+each pair of neighbours, not for a fixed R.
 
 Docs: https://dpnotes.github.io/dpnotes/jl_sensitivity.html.md"""
 

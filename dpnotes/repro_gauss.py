@@ -1,4 +1,4 @@
-r"""Analogues of Tables 3–5 and Fig. 1 of Chanyaswad, Liu & Mittal (2019) at $\varepsilon=1$ — clustering, classification and regression
+"""Analogues of Tables 3–5 and Fig. 1 of Chanyaswad, Liu & Mittal (2019) at ε = 1 — clustering, classification and regression
 from the released Gaussian models, beside PCA-Gauss (2017), a MODIPS-style model and the identity baselines — a dimension sweep, and the
 published class model of Alg. 5 against the scale-consistent one, across ε.
 

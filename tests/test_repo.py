@@ -240,3 +240,18 @@ def test_package_docs_name_papers_by_authors():
         texts[f'dpnotes/{p.name}'] = ast.get_docstring(ast.parse(p.read_text())) or ''
     hits = [f'{f}: ...{t[max(0, m.start() - 50):m.end() + 10]}...' for f, t in texts.items() for m in FORBIDDEN.finditer(t)]
     assert not hits, ('fix the description of the notebook named, then `nbdev-export`:\n' + '\n'.join(hits))
+
+
+def test_generated_sources_compile_without_warnings():
+    """Every generated module compiles with warnings as errors: a page lead copied into the package docstring must not
+    carry a TeX backslash that Python reads as an escape (`\\t` of `\\top` became a tab; `\\o` is an invalid escape)."""
+    import warnings
+    bad = []
+    for f in sorted((ROOT / 'dpnotes').glob('*.py')):
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            try: compile(f.read_text(encoding='utf-8'), str(f), 'exec')
+            except (SyntaxError, SyntaxWarning, DeprecationWarning) as e: bad.append(f'{f.name}: {e}')
+    assert not bad, bad
+    doc = (ROOT / 'dpnotes' / '__init__.py').read_text(encoding='utf-8').split('"""')[1]
+    assert '\t' not in doc and '\\' not in doc, 'the package docstring holds a backslash or a tab (TeX in a page lead?)'

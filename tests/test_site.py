@@ -31,7 +31,8 @@ import re
 import shutil
 import threading
 from pathlib import Path
-from urllib.parse import urlparse
+from html import unescape
+from urllib.parse import urljoin, urlparse
 
 import pytest
 
@@ -173,24 +174,22 @@ IMAGES_JS = '''() => Array.from(document.querySelectorAll('main img')).map(i => 
 
 
 # ----------------------------------------------------------------------------- tests
-def test_every_notebook_has_a_page(page, site):
+def test_every_notebook_has_a_page(site):
+    "Every notebook has its page (each page's title and the absence of a traceback are checked by the per-page test below)."
     assert notebooks(), 'no notebooks in nbs/'
     missing = [nb.name for nb in notebooks() if not (HTML / f'{page_name(nb.stem)}.html').exists()]
     assert not missing, f'notebooks without a page: {missing}'
-    for nb in notebooks():
-        _open(page, f'{site}/{page_name(nb.stem)}.html')
-        h1 = page.locator('main h1').first.inner_text().strip()
-        assert h1, f'{nb.name}: page has no title'
-        assert 'Traceback' not in page.locator('main').inner_text() or 'Traceback' in _nb_text(nb), \
-            f'{nb.name}: the page shows a traceback'
-    assert not page.external, f'requests leaving the site (CDN?): {page.external}'
-    assert not page.failed, f'failed requests: {page.failed}'
 
 
 @pytest.mark.parametrize('nb', notebooks(), ids=lambda p: p.stem)
-def test_page_math_images_offline(page, site, nb):
-    "Math typeset by the bundled MathJax (no raw `$` left), every image decoded, nothing fetched from outside."
+def test_page(page, site, nb):
+    """One load per page: a title and no traceback; math typeset by the bundled MathJax (no raw `$` left), every image
+    decoded, nothing fetched from outside; then the layout checks of `_layout_problems`."""
     _open(page, f'{site}/{page_name(nb.stem)}.html')
+    h1 = page.locator('main h1').first.inner_text().strip()
+    assert h1, f'{nb.name}: page has no title'
+    assert 'Traceback' not in page.locator('main').inner_text() or 'Traceback' in _nb_text(nb), \
+        f'{nb.name}: the page shows a traceback'
     typeset = _wait_math(page)
     if _has_math(nb):
         assert typeset, f'{nb.name} has math but its page does not load MathJax'
@@ -212,6 +211,9 @@ def test_page_math_images_offline(page, site, nb):
     assert not page.external, f'{nb.name}: requests leaving the site (CDN?): {page.external}'
     assert not page.failed, f'{nb.name}: failed requests: {page.failed}'
     assert not page.errors, f'{nb.name}: JavaScript errors: {page.errors}'
+    # the layout of the same page, in the same load (one page load per notebook keeps the browser tests short)
+    problems = _layout_problems(page, nb)
+    assert not problems, f'{nb.name}: {len(problems)} layout problems:\n' + '\n'.join(problems)
 
 
 def test_navigation(page, site):
@@ -232,12 +234,13 @@ def test_navigation(page, site):
             nxt = page.locator('a.right-next')
             assert nxt.count() == 1 and nxt.get_attribute('href').endswith(expected[i + 1])
         page.go_back()
-    # every internal link of every page points to an existing file
+    # every internal link of every page points to an existing file: read from the HTML files themselves (each page is
+    # loaded in the browser by the per-page tests; resolving the hrefs here does not need a second load)
     broken = []
     for html in sorted(HTML.glob('*.html')):
-        _open(page, f'{site}/{html.name}')
-        for href in page.evaluate('() => Array.from(document.querySelectorAll("a[href]")).map(a => a.href)'):
-            u = urlparse(href)
+        base = f'{site}/{html.name}'
+        for href in re.findall(r'<a\b[^>]*?\bhref\s*=\s*["\']([^"\']*)["\']', html.read_text(encoding='utf-8'), flags=re.I):
+            u = urlparse(urljoin(base, unescape(href)))
             if u.netloc != urlparse(site).netloc or not u.path.endswith('.html'): continue
             if not (HTML / u.path.lstrip('/')).exists(): broken.append(f'{html.name} -> {u.path}')
     assert not broken, f'broken internal links: {broken}'
@@ -437,16 +440,14 @@ def _norm_report(page, nb: Path) -> list[str]:
     return []
 
 
-@pytest.mark.parametrize('nb', notebooks(), ids=lambda p: p.stem)
-def test_page_layout(page, site, nb):
-    """What a reader sees at 1280 px on one page: tables intact (`|` of a code span or `\\|` of math splits no row), norms
+def _layout_problems(page, nb) -> list:
+    """What a reader sees at 1280 px on one open page: tables intact (`|` of a code span or `\\|` of math splits no row), norms
     still norms, wide tables, display formulas, code blocks and panels scroll inside their own box, at most 10 % of code
     cells scroll sideways (they wrap), and every figure's smallest text is at least 10 CSS px (the build's records, the
     page's sizes; a static panel's figures by their own records)."""
     name = page_name(nb.stem)
     records = json.loads(STAMP.read_text()).get('figures')
     if records is None: pytest.fail('the site build recorded no figure sizes (docs/build.py too old?)')
-    _open(page, f'{site}/{name}.html')
     _wait_math(page)
     problems = page.evaluate(TABLES_JS)
     if re.search(r'^\|.*`#\| slow`', _nb_text(nb), re.M) and not page.locator('main table code', has_text='#| slow').count():
@@ -461,7 +462,7 @@ def test_page_layout(page, site, nb):
         if px < MIN_TEXT_PX - 0.05:
             problems.append(f"{name}.html panel {f['panel']} view {f['key']}: smallest text {f['pt']} pt is {px:.1f} px")
     problems += _norm_report(page, nb)
-    assert not problems, f'{nb.name}: {len(problems)} layout problems:\n' + '\n'.join(problems)
+    return problems
 
 
 def test_llms_txt_links_resolve(site):
@@ -519,6 +520,9 @@ def test_static_panels_respond(page, site):
     bad, n = [], 0
     for nb, name in _pages():
         builds = 'static_panel(' in _default_code(nb)
+        if 'dpnotes-panel' not in (HTML / f'{name}.html').read_text(encoding='utf-8'):   # no panel in the file: no need to load it
+            if builds: bad.append(f'{name}.html: the notebook builds a static panel but the page shows none')
+            continue
         _open(page, f'{site}/{name}.html')
         count = page.locator('.dpnotes-panel').count()
         if builds and not count: bad.append(f'{name}.html: the notebook builds a static panel but the page shows none'); continue
