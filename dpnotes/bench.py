@@ -21,7 +21,8 @@ from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
 # %% auto #0
 __all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'MAX_BINS', 'PEER_METHODS', 'round_up',
            'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'n_bins', 'discretise', 'undiscretise',
-           'peer_runner', 'find_peers', 'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table']
+           'peer_runner', 'find_peers', 'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table',
+           'paired_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
 # WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
@@ -470,3 +471,25 @@ def results_table(summary:pd.DataFrame, epsilons=(1, 8)) -> pd.DataFrame:
                  _a=np.where(t.kind == 'reference', (t.method == 'non-private').astype(float), -t[first].fillna(-1)))
     return t.sort_values(['_d', '_k', '_a']).drop(columns=['_d', '_k', '_a']).set_index(['dataset', 'kind', 'method'])
 
+
+# %% ../nbs/80_benchmark.ipynb #2b6d6d4a
+def paired_table(runs:pd.DataFrame, ours:str='SuffStatGauss', epsilon:float=1.0, others=None) -> pd.DataFrame:
+    """`ours` against each other method at `epsilon`, per data set, on the splits where both have an accuracy: number of
+    shared splits, both means, the mean per-split difference (ours − other) with its standard error, and a verdict:
+    'ahead' / 'behind' when the difference exceeds two standard errors, else 'not separated' (also with one shared split)."""
+    r = runs[(runs.epsilon == float(epsilon)) & runs.accuracy.notna()]
+    acc = r.pivot_table(index=['dataset', 'repeat'], columns='method', values='accuracy')
+    if ours not in acc: raise ValueError(f"no {ours!r} rows at epsilon={epsilon:g}")
+    others = [m for m in acc.columns if m != ours] if others is None else [m for m in others if m in acc.columns]
+    rows = []
+    for ds, a in acc.groupby(level='dataset'):
+        for m in others:
+            both = a[[ours, m]].dropna()
+            if both.empty: continue
+            d = both[ours] - both[m]; k = len(d)
+            se = float(d.std(ddof=1) / np.sqrt(k)) if k > 1 else np.nan
+            mean = float(d.mean())
+            verdict = 'not separated' if k < 2 or not abs(mean) > 2 * se else ('ahead' if mean > 0 else 'behind')
+            rows.append(dict(dataset=ds, other=m, splits=k, ours=float(both[ours].mean()), other_acc=float(both[m].mean()),
+                             diff=mean, diff_se=se, verdict=verdict, peer=m in PEER_METHODS))
+    return pd.DataFrame(rows).set_index(['dataset', 'other'])
