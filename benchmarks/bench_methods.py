@@ -81,6 +81,7 @@ def main(argv=None):
     p.add_argument('--dpsyn-repeats', type=int, default=3, help='DP-SYN (slow) runs on the first splits only')
     p.add_argument('--dpsyn-skip', nargs='*', default=['spambase', 'adult'], help='data sets where DP-SYN is not run')
     p.add_argument('--seed', type=int, default=0)
+    p.add_argument('--first', type=int, default=0, help='start at this split (continue a stopped run; splits depend only on the seed)')
     p.add_argument('--runs-out', type=Path, default=None, help='write the per-split rows here and stop (no summary files)')
     p.add_argument('--merge', nargs='+', type=Path, default=None, help='summarise per-split files written by --runs-out')
     p.add_argument('--fill-from', nargs='*', type=Path, default=[],
@@ -108,7 +109,7 @@ def main(argv=None):
         runs = run_benchmark(a.datasets, epsilons=a.epsilons, repeats=a.repeats, methods=a.methods, max_n=a.max_n,
                              seed=a.seed, skip={'DP-SYN': a.dpsyn_skip}, limit=limit, only_eps=_pairs(a.only_eps, float),
                              peers=peers, peer_timeout=a.peer_timeout, trees=_pairs(a.trees, int),
-                             checkpoint=a.runs_out)
+                             checkpoint=a.runs_out, first=a.first)
         if a.runs_out is not None:
             runs.to_csv(a.runs_out, index=False); print(f'wrote {a.runs_out}'); return
     summary = summarise(runs)

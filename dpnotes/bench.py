@@ -313,7 +313,7 @@ def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:i
 # %% ../nbs/80_benchmark.ipynb #ffae0616
 def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10, methods=None, max_n:int|None=None,
                   seed:int=0, sampler:str='numpy', progress:bool=True, skip=None, limit=None, only_eps=None,
-                  peers=None, peer_timeout:float=900.0, trees=None, checkpoint=None) -> pd.DataFrame:
+                  peers=None, peer_timeout:float=900.0, trees=None, checkpoint=None, first:int=0) -> pd.DataFrame:
     """One row per (data set, split, ε, method): accuracy, AUPRC, marginal distance, seconds; plus the non-private and
     majority rows of each split. All methods, dpnotes and peers alike, see the same splits and the same scorer. `skip`
     maps a method to data sets it is not run on, `limit` a method to its number of splits (it runs on the first ones),
@@ -321,7 +321,8 @@ def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10
     venv (`find_peers()`); a peer whose python is missing is skipped with a printed reason. `max_n`: a seeded public
     random subsample of larger tables (None: the full table). `trees` maps a data set to the number of trees of its
     random-forest scorer (default 100), the same for every method and the non-private reference on that data set.
-    `checkpoint`: a CSV path rewritten with the rows so far after every split (long runs can be stopped)."""
+    `checkpoint`: a CSV path rewritten with the rows so far after every split (long runs can be stopped); `first`: start at
+    this split (splits depend only on `seed`, the data set and their index, so a stopped run can be continued)."""
     from tqdm.auto import tqdm
     methods = list(METHODS) if methods is None else list(methods)
     bad = [m for m in methods if m not in METHODS]
@@ -345,9 +346,9 @@ def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10
         _SCORER['model'] = RandomForestClassifier(n_estimators=int(trees[name]), n_jobs=1) if name in trees else 'rf'
         ms = [m for m in methods if name not in skip.get(m, ())]
         ps = [m for m in peers if name not in skip.get(m, ())]
-        total = sum(min(repeats, limit.get(m, repeats)) * len(eps_of(m)) for m in ms + ps) + repeats
+        total = sum(max(0, min(repeats, limit.get(m, repeats)) - first) * len(eps_of(m)) for m in ms + ps) + repeats - first
         bar = tqdm(total=total, desc=name, disable=not progress)
-        for rep in range(repeats):
+        for rep in range(check_int(first, 'first', minimum=0) if first else 0, repeats):
             ss = np.random.SeedSequence([seed, zlib.crc32(name.encode()), rep])
             Xa, Xb, ya, yb = train_test_split_df(X, y, rng=np.random.default_rng(ss))
             base = dict(dataset=name, n=len(X), d=X.shape[1], repeat=rep)
