@@ -152,6 +152,20 @@ def _clip_rows(Z, r):
     Z = np.array(Z, dtype=float, copy=True); Z[over] *= (r / nz[over])[:, None]
     return Z
 
+def _laplace_moment(M, full, upper, pub, epsilon, rng, sampler, release, published):
+    """The noise rules of a Laplace second-moment release, given its sensitivities: all p² entries (`full`, then averaged
+    with the transpose), the upper triangle mirrored (`upper`), or the published calibration (`pub`, not symmetrised).
+    With sampler='safe' the noisy statistic itself is released exactly; mirroring / averaging is post-processing."""
+    q = M.shape[0]
+    if published: return _laplace(M, pub, epsilon, rng, sampler, 'the covariance')
+    if sampler == 'safe':
+        if release == 'upper': return sym_from_upper(_laplace(M[np.triu_indices(q)], upper, epsilon, rng, sampler, 'the covariance'), q)
+        N = _laplace(M, full, epsilon, rng, sampler, 'the covariance')
+        return (N + N.T) / 2
+    if release == 'upper': return M + _sym_noise(q, _noise_scale(upper, epsilon, 'the covariance'), rng, sampler)
+    E = laplace_noise(_noise_scale(full, epsilon, 'the covariance'), (q, q), rng, sampler)
+    return M + (E + E.T) / 2
+
 def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected features)
                           epsilon: float, y=None, # optional labels in [-label_bound, label_bound] (augmented matrix, Lemma 5)
                           label_bound: float = 1.0, release: str = 'upper', published: bool = False,
@@ -179,16 +193,7 @@ def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected feat
                             aug_cov_l1_sensitivity(p, n, a, r, published=True))
     else:
         full, upper, pub = cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r), cov_l1_sensitivity(p, n, r, published=True)
-    M = Z.T @ Z / n
-    q = M.shape[0]
-    if published: return _laplace(M, pub, epsilon, rng, sampler, 'the covariance')
-    if sampler == 'safe':      # release the noisy statistic itself exactly; mirroring / averaging is post-processing
-        if release == 'upper': return sym_from_upper(_laplace(M[np.triu_indices(q)], upper, epsilon, rng, sampler, 'the covariance'), q)
-        N = _laplace(M, full, epsilon, rng, sampler, 'the covariance')
-        return (N + N.T) / 2
-    if release == 'upper': return M + _sym_noise(q, _noise_scale(upper, epsilon, 'the covariance'), rng, sampler)
-    E = laplace_noise(_noise_scale(full, epsilon, 'the covariance'), (q, q), rng, sampler)
-    return M + (E + E.T) / 2
+    return _laplace_moment(Z.T @ Z / n, full, upper, pub, epsilon, rng, sampler, release, published)
 
 
 # %% ../nbs/24_gaussian_release.ipynb #dc6dd077
@@ -638,15 +643,8 @@ def _prep_centred(W, mu=None, mus=None, classes=None, r=1.0):
 def _noisy_moment(M, n, eps, rng, sampler, release, published, r=1.0):
     "Release of a second moment M = (1/n) Σ z zᵀ of rows with norm ≤ r: the noise rules of `release_second_moment` (no labels)."
     p = M.shape[0]
-    if published: return _laplace(M, cov_l1_sensitivity(p, n, r, published=True), eps, rng, sampler, 'the covariance')
-    full, upper = cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r)
-    if sampler == 'safe':
-        if release == 'upper': return sym_from_upper(_laplace(M[np.triu_indices(p)], upper, eps, rng, sampler, 'the covariance'), p)
-        N = _laplace(M, full, eps, rng, sampler, 'the covariance')
-        return (N + N.T) / 2
-    if release == 'upper': return M + _sym_noise(p, _noise_scale(upper, eps, 'the covariance'), rng, sampler)
-    E = laplace_noise(_noise_scale(full, eps, 'the covariance'), (p, p), rng, sampler)
-    return M + (E + E.T) / 2
+    return _laplace_moment(M, cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r),
+                           cov_l1_sensitivity(p, n, r, published=True), eps, rng, sampler, release, published)
 
 
 # %% ../nbs/24_gaussian_release.ipynb #cec24d8e
