@@ -358,3 +358,18 @@ def test_notebooks_do_not_write_into_the_repository():
     runs go through `dpnotes.reproduce.slow_result_path` (a temporary folder unless DPNOTES_RESULTS names one)."""
     hits = [h for nb in notebooks() if nb.name not in KNOWN_WRITERS for h in _writes_into_repo(nb)]
     assert not hits, 'notebook cells that write into the repository:\n' + '\n'.join(hits)
+
+
+def test_test_command_says_when_it_skips_the_site_tests():
+    "tools/test.sh prints one line saying whether the browser tests run, and why not (no site, no Chromium); under CI they fail instead."
+    env = {k: v for k, v in os.environ.items() if k != 'CI'}
+    run = lambda **e: subprocess.run(['bash', str(ROOT / 'tools' / 'test.sh'), '--site-status'], capture_output=True, text=True,
+                                     env={**env, 'DPNOTES_CHROMIUM': '/nonexistent/chromium', **e}, timeout=60)
+    r = run()
+    lines = r.stdout.strip().splitlines()
+    assert r.returncode == 0 and len(lines) == 1, r.stdout + r.stderr
+    built = (ROOT / 'docs' / '_build' / 'html' / 'dpnotes-build.json').exists()
+    assert lines[0].startswith('== site tests: SKIPPED, ') and (('Chromium not found' in lines[0]) if built else ('docs/build.py site' in lines[0])), lines
+    assert 'will FAIL (CI is set)' in run(CI='true').stdout
+    sh = (ROOT / 'tools' / 'test.sh').read_text()
+    assert 'not site' in sh and 'echo "$site_line"' in sh
