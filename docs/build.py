@@ -25,7 +25,10 @@ Why not `nbdev-docs`/`nbdev-readme`: they need Quarto, which cannot be installed
   tests/test_site.py can check the size at which the page displays it.
 
 Each notebook runs in its own process (2 at a time by default) with a per-notebook timeout; a failing
-cell fails the build and its traceback is printed.
+cell fails the build loudly (its traceback is printed) but every page is still written: the pages that built as
+they are, a failed page with an error box at its top (its outputs stop at the failing cell; a notebook that timed
+out gets a page with the box alone).  The build then exits 1 and its last line names the failed notebooks, which
+`dpnotes-build.json` also lists (`failed`), so CI fails and the site tests still check every other page.
 """
 from __future__ import annotations
 
@@ -397,19 +400,48 @@ def execute_one(src: Path, dst: Path, cwd: Path, cell_timeout: int | None) -> in
         sys.stderr.write(shell.prettytb(fname=src) or 'execution failed\n')
         cell = nb.cells[(shell._cell_idx or 1) - 1]
         sys.stderr.write(f"\n--- failing cell source ---\n{cell.source}\n")
-        rc = 1  # the page is still written (outputs up to the error), for `site --keep-going`
+        rc = 1  # the page is still written (outputs up to the error); build_site marks it failed
     finally:
         shell.close()
         for i, src0 in original.items(): nb.cells[i].source = src0
     plain = json.loads(json.dumps(nb, default=lambda o: None))
     extra = []
-    if src.stem == 'index':
-        pages = [page_name(p.stem) for p in notebooks(src.parent) if p.stem != 'index']
-        toc = '```{toctree}\n:hidden:\n:maxdepth: 1\n\n' + '\n'.join(pages) + '\n```'
-        extra = [{'cell_type': 'markdown', 'metadata': {}, 'source': toc}]
+    if src.stem == 'index': extra = [toc_cell(src.parent)]
     dst.write_text(json.dumps(clean_notebook(plain, extra), indent=1, ensure_ascii=False))
     print(f'{src.name}: executed in {time.time() - t0:.1f} s')
     return rc
+
+
+def toc_cell(folder: Path) -> dict:
+    "The home page's hidden table of contents: every other page, in file-name order."
+    pages = [page_name(p.stem) for p in notebooks(folder) if p.stem != 'index']
+    return {'cell_type': 'markdown', 'metadata': {}, 'source': '```{toctree}\n:hidden:\n:maxdepth: 1\n\n' + '\n'.join(pages) + '\n```'}
+
+
+FAILED_NOTE = ('::::{{error}}\n**This page did not build.** Executing `{nb}` failed ({why}), so its outputs stop at the failing '
+               'cell or are missing. The site build named it and exited with status 1; its log is `docs/_build/logs/{stem}.log`.\n::::')
+
+
+def mark_failed_page(nb: Path, why: str) -> Path:
+    """Make sure a notebook that failed still has a page, with an error box at its top: the page it wrote up to the
+    failing cell (or an older one kept by `--only`), or, when it wrote none (a timeout), a page with its title and the box."""
+    dst = SRC / f'{page_name(nb.stem)}.ipynb'
+    box = {'cell_type': 'markdown', 'id': 'dpnotes-build-failed', 'metadata': {},
+           'source': FAILED_NOTE.format(nb=nb.name, why=why, stem=nb.stem)}
+    if dst.exists():
+        page = json.loads(dst.read_text())
+        cells = [c for c in page['cells'] if c.get('id') != box['id']]
+        first = cells[0] if cells else {}
+        at = 1 if first.get('cell_type') == 'markdown' and _text(first.get('source')).lstrip().startswith('# ') else 0
+        page['cells'] = cells[:at] + [box] + cells[at:]
+    else:
+        title = {'cell_type': 'markdown', 'id': 'dpnotes-title', 'metadata': {}, 'source': f'# {page_name(nb.stem)}'}
+        cells = [title, box] + ([{**toc_cell(nb.parent), 'id': 'dpnotes-toc'}] if nb.stem == 'index' else [])
+        page = {'cells': cells, 'nbformat': 4, 'nbformat_minor': 5,
+                'metadata': {'kernelspec': {'name': 'python3', 'display_name': 'Python 3', 'language': 'python'},
+                             'language_info': {'name': 'python'}, 'dpnotes': {'figures': []}}}
+    dst.write_text(json.dumps(page, indent=1, ensure_ascii=False))
+    return dst
 
 
 def _run_worker(nb: Path, nbs: Path, timeout: float, cell_timeout: int | None) -> tuple[Path, int, float, str]:
@@ -427,7 +459,7 @@ def _run_worker(nb: Path, nbs: Path, timeout: float, cell_timeout: int | None) -
 
 
 def execute_all(nbs: Path, jobs: int, timeout: float, cell_timeout: int | None, only: list[Path] | None = None) -> list[str]:
-    "Execute every notebook (or those in `only`) in parallel; returns the names of those that failed."
+    "Execute every notebook (or those in `only`) in parallel; returns the names of those that failed (their pages are marked)."
     nbl = notebooks(nbs)
     if not nbl: raise SystemExit(f'no notebooks in {nbs}')
     names = [page_name(p.stem) for p in nbl]
@@ -445,6 +477,8 @@ def execute_all(nbs: Path, jobs: int, timeout: float, cell_timeout: int | None, 
             if rc != 0:
                 failed.append(nb.name)
                 print('\n'.join('    | ' + l for l in out.rstrip().splitlines()[-80:]), flush=True)
+                why = f'timed out after {timeout:.0f} s' if rc == 124 else f'exit status {rc}'
+                mark_failed_page(nbs / nb.name, why)
     shutil.rmtree(SRC / 'nbs')
     return failed
 
@@ -486,6 +520,12 @@ def copy_assets(nbs: Path):
         shutil.copy2(p, SRC / rel)
 
 
+def set_build_dir(folder: Path):
+    "Build into `folder` (its src/, html/, logs/) instead of docs/_build."
+    global BUILD, SRC, HTML, LOGS
+    BUILD = folder.resolve(); SRC, HTML, LOGS = BUILD / 'src', BUILD / 'html', BUILD / 'logs'
+
+
 def build_site(args) -> int:
     t0 = time.time()
     nbs = Path(args.nbs).resolve() if args.nbs else nbs_dir()
@@ -496,9 +536,8 @@ def build_site(args) -> int:
     copy_assets(nbs)
     failed = execute_all(nbs, args.jobs, args.timeout, args.cell_timeout, only)
     if failed:
-        print(f'\nSITE BUILD FAILED: {len(failed)} notebook(s) failed to execute: {", ".join(failed)}', flush=True)
-        if not args.keep_going: return 1
-        print('--keep-going: building the pages anyway (the exit status stays 1)', flush=True)
+        print(f'\n{len(failed)} notebook(s) failed to execute: {", ".join(failed)}; building every page anyway '
+              '(the failed ones carry an error box; the exit status will be 1)', flush=True)
     t1 = time.time()
     # serial: sphinx-mathjax-offline does not declare itself parallel-safe (and Sphinx takes seconds here)
     cmd = [sys.executable, '-m', 'sphinx', '-b', 'html', '-q', '-c', str(DOCS), str(SRC), str(HTML)]
@@ -506,17 +545,21 @@ def build_site(args) -> int:
     print('running', ' '.join(cmd[2:]), flush=True)
     rc = subprocess.run(cmd, cwd=ROOT).returncode
     if rc != 0:
-        print(f'\nSITE BUILD FAILED: sphinx-build exited with {rc}', flush=True)
+        print(f'\nSITE BUILD FAILED: sphinx-build exited with {rc}'
+              + (f'; notebooks that failed to execute: {", ".join(failed)}' if failed else ''), flush=True)
         return rc
-    if failed: return 1
     write_markdown_twins()
-    stamp = {'notebooks': [p.name for p in notebooks(nbs)], 'pages': {p.name: f'{page_name(p.stem)}.html' for p in notebooks(nbs)}, 'built': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+    stamp = {'failed': failed, 'notebooks': [p.name for p in notebooks(nbs)], 'pages': {p.name: f'{page_name(p.stem)}.html' for p in notebooks(nbs)}, 'built': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
              'executed': [p.name for p in (only or notebooks(nbs))],
              'execute_seconds': round(t1 - t0, 1), 'sphinx_seconds': round(time.time() - t1, 1),
              'min_text_px': MIN_TEXT_PX, 'figure_rc': FIGURE_RC,
              'figures': {f.stem: json.loads(f.read_text())['metadata'].get('dpnotes', {}).get('figures', [])
                          for f in sorted(SRC.glob('*.ipynb'))}}
     (HTML / STAMP).write_text(json.dumps(stamp, indent=1))
+    if failed:
+        print(f'\nSITE BUILD FAILED: {len(failed)} notebook(s) failed to execute: {", ".join(failed)} '
+              f'(every other page was written to {HTML}; logs in {LOGS})', flush=True)
+        return 1
     print(f'site built in {time.time() - t0:.0f} s (notebooks {t1 - t0:.0f} s, sphinx {time.time() - t1:.0f} s): '
           f'{HTML / "index.html"}', flush=True)
     return 0
@@ -624,7 +667,8 @@ def main(argv=None) -> int:
     s.add_argument('--timeout', type=float, default=900, help='seconds allowed per notebook (default 900)')
     s.add_argument('--cell-timeout', type=int, default=nbdev_config().get('cell_timeout'), help='seconds per cell')
     s.add_argument('--nbs', help='notebooks folder (default: nbs_path of pyproject.toml)')
-    s.add_argument('--keep-going', action='store_true', help='render pages even if notebooks fail (still exit 1)')
+    s.add_argument('--keep-going', action='store_true', help='(the default now: pages are always rendered, the exit status is 1 if a notebook failed)')
+    s.add_argument('--build-dir', help='build folder instead of docs/_build (tests build a toy site there)')
     s.add_argument('--no-warnings-as-errors', action='store_true', help='do not pass -W to sphinx-build')
     s.add_argument('--only', action='append', metavar='NAMES',
                    help='execute only these notebooks (e.g. `--only 10_jl_sensitivity,panel`) and reuse the pages of the last '
@@ -635,6 +679,7 @@ def main(argv=None) -> int:
     e.add_argument('src'); e.add_argument('dst'); e.add_argument('--cwd', required=True)
     e.add_argument('--cell-timeout', type=int, default=None)
     args = ap.parse_args(argv)
+    if args.cmd == 'site' and args.build_dir: set_build_dir(Path(args.build_dir))
     if args.cmd == 'site': return build_site(args)
     if args.cmd == 'readme': return build_readme(args)
     return execute_one(Path(args.src), Path(args.dst), Path(args.cwd), args.cell_timeout)

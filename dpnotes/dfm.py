@@ -193,6 +193,7 @@ class GaussianityResult(NamedTuple):
     @property
     def rejected(self) -> bool: return self.pvalue <= self.alpha
 
+# %% ../nbs/30_dfm_effect.ipynb #1461bbe6
 def _energy_consts(p:int):
     c = math.exp(gammaln((p + 1) / 2) - gammaln(p / 2))
     return math.sqrt(2) * c, 2 * c
@@ -223,6 +224,7 @@ def energy_statistic(Y, # (n, p) sample
     t3 = 2 * pdist(Z).sum() / n ** 2
     return float(n * (2 * t1.mean() - c2 - t3))
 
+# %% ../nbs/30_dfm_effect.ipynb #89f399b1
 def _mardia_from_whitened(Z) -> tuple:
     "(b1, b2) from whitened rows Z: b1 = mean of (z_i.z_j)^3 = squared norm of the third-moment tensor, b2 = mean |z|^4."
     n, p = Z.shape
@@ -259,6 +261,7 @@ def _prepare(Y, name, max_n, rng):
 def _null_cached(test:str, n:int, p:int, n_null:int, standardize:str, seed:int) -> np.ndarray:
     return _null(test, n, p, n_null, standardize, np.random.default_rng(seed))
 
+# %% ../nbs/30_dfm_effect.ipynb #0a5b0a06
 def _standardize_batch(G, how):
     "Vectorised `_standardize` for a stack (B, n, p) of Gaussian null samples."
     if how == 'isotropic': return G / np.sqrt(np.mean(G ** 2, axis=(1, 2), keepdims=True))
@@ -281,6 +284,7 @@ def _energy_batch(Z):
 def _mardia_batch(G):
     return np.array([_mardia_from_whitened(z) for z in _standardize_batch(G, 'whiten')])
 
+# %% ../nbs/30_dfm_effect.ipynb #4f95820a
 def _null(test, n, p, n_null, standardize, rng):
     "Monte Carlo null: the statistic on `n_null` standardised N(0, I_p) samples of size n (vectorised in chunks)."
     if test == 'energy' and n > 150:   # pairwise distances dominate: scipy's pdist per sample is faster
@@ -305,6 +309,7 @@ def _crit(null, alpha):
     k = int(math.ceil((1 - alpha) * (B + 1))) - 1   # 0-based index; rejecting T > s[k] has level <= alpha
     return float(s[min(k, B - 1)]) if k < B else float('inf')
 
+# %% ../nbs/30_dfm_effect.ipynb #41a890d1
 def energy_test(Y, # (n, p) projected sample
                 standardize:str='isotropic', # 'isotropic': H0 sigma N(0,I); 'whiten': H0 N(mu, Sigma)
                 n_null:int=199, # Monte Carlo null replicates B
@@ -320,6 +325,7 @@ def energy_test(Y, # (n, p) projected sample
     null = _get_null('energy', n, p, n_null, standardize, null_seed, rng)[:, 0]
     return GaussianityResult('energy', t, t / n, float(_mc_pvalue(t, null)), _crit(null, alpha), n, p, alpha)
 
+# %% ../nbs/30_dfm_effect.ipynb #7a9c9226
 def mardia_test(Y, # (n, p) projected sample
                 n_null:int=199, # Monte Carlo null replicates B
                 alpha:float=0.05, # level for the reported critical value

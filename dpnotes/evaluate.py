@@ -28,9 +28,9 @@ from .data import Dataset, data_available, list_datasets, load_dataset
 from .privacy import as_matrix, as_rng, check_int
 
 # %% auto #0
-__all__ = ['MODELS', 'AVERAGES', 'make_model', 'snap_labels', 'auprc', 'tstr', 'real_reference', 'train_test_split_df',
-           'reference_table', 'repeated_reference', 'marginal_tvd', 'svm_misclassification', 'svm_agreement_rate',
-           'marginal_distances', 'correlation_difference', 'UtilityReport', 'report']
+__all__ = ['MODELS', 'AVERAGES', 'REPORT_TITLE', 'HOLDOUT_NOTE', 'make_model', 'snap_labels', 'auprc', 'tstr', 'real_reference',
+           'train_test_split_df', 'reference_table', 'repeated_reference', 'marginal_tvd', 'svm_misclassification',
+           'svm_agreement_rate', 'marginal_distances', 'correlation_difference', 'UtilityReport', 'report']
 
 # %% ../nbs/03_evaluate.ipynb #8cfd8733
 MODELS = ('rf', 'logreg', 'svm', 'rbf_svm')
@@ -360,62 +360,129 @@ def correlation_difference(real: pd.DataFrame, released: pd.DataFrame, label=Non
     return A, B, float(np.abs(A.to_numpy() - B.to_numpy())[off].mean())
 
 # %% ../nbs/03_evaluate.ipynb #r0300008
+REPORT_TITLE = 'Released table compared against the real table (not private)'
+
 @dataclass(repr=False)
 class UtilityReport:
-    "What a release keeps: `table` (headline numbers), `columns` (per-column distances) and `figure`; `save` writes PNG or HTML."
+    """What a release keeps, judged against the real table (the report reads real rows: it is not private).
+    `table` (headline numbers), `columns` (per-column distances), `figure` (every column's marginals and both correlation
+    maps), `title` (names the method, ε and δ when given), `ledger` (the privacy ledger when given); `save` writes PNG or HTML."""
     table: pd.DataFrame
     columns: pd.DataFrame
     figure: object
     note: str = ''
+    title: str = REPORT_TITLE
+    ledger: pd.DataFrame | None = None
 
     def save(self, path) -> Path:
         "Write the figure as PNG (`.png`) or a self-contained HTML page with the tables and the figure (`.html`)."
-        import base64, io, html
         p = Path(path)
         if p.suffix.lower() == '.png':
             self.figure.savefig(p, dpi=110, bbox_inches='tight'); return p
         if p.suffix.lower() not in ('.html', '.htm'): raise ValueError(f"path: use a .png or .html file name, got {p.name!r}")
-        buf = io.BytesIO(); self.figure.savefig(buf, format='png', dpi=110, bbox_inches='tight')
-        img = base64.b64encode(buf.getvalue()).decode()
-        page = (f"<!doctype html><html><head><meta charset='utf-8'><title>dpnotes utility report</title></head><body>"
-                f"<h1>Utility report</h1><p>{html.escape(self.note)}</p>{self.table.to_html(index=False)}"
-                f"<h2>Per column</h2>{self.columns.to_html(index=False, float_format=lambda v: f'{v:.3f}')}"
-                f"<h2>Marginals and correlations</h2><img alt='marginals and correlations' src='data:image/png;base64,{img}'></body></html>")
-        p.write_text(page, encoding='utf-8'); return p
+        p.write_text(_report_html(self), encoding='utf-8'); return p
 
     def __repr__(self):
-        return 'UtilityReport\n' + self.table.to_string(index=False)
+        led = '' if self.ledger is None else '\nprivacy ledger\n' + self.ledger.to_string(index=False)
+        return f'UtilityReport: {self.title}\n' + self.table.to_string(index=False) + led
+
+# %% ../nbs/03_evaluate.ipynb #e3cf6935
+def _report_html(rep: UtilityReport) -> str:
+    "A self-contained HTML page of a report: title, note, headline table, ledger, per-column table and the figure (embedded PNG)."
+    import base64, io, html
+    buf = io.BytesIO(); rep.figure.savefig(buf, format='png', dpi=110, bbox_inches='tight')
+    img = base64.b64encode(buf.getvalue()).decode()
+    led = '' if rep.ledger is None else f"<h2>Privacy ledger</h2>{rep.ledger.to_html(index=False)}"
+    t = html.escape(rep.title)
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{t}</title></head><body>"
+            f"<h1>{t}</h1><p>{html.escape(rep.note)}</p>{rep.table.to_html(index=False)}{led}"
+            f"<h2>Per column</h2>{rep.columns.to_html(index=False, float_format=lambda v: f'{v:.3f}')}"
+            f"<h2>Marginals and correlations</h2><img alt='marginals and correlations' src='data:image/png;base64,{img}'></body></html>")
+
+# %% ../nbs/03_evaluate.ipynb #94aed324
+def _marginal_panel(ax, a: pd.Series, b: pd.Series, name: str, legend: bool = False):
+    "One column's marginal: real and released overlaid (histograms for numbers with many values, bars for categories)."
+    a, b = a.dropna(), b.dropna()
+    if pd.api.types.is_numeric_dtype(a) and not pd.api.types.is_bool_dtype(a) and a.nunique() > 10 and pd.api.types.is_numeric_dtype(b):
+        edges = np.histogram_bin_edges(a.to_numpy(float), bins=20)
+        ax.hist(a, bins=edges, density=True, alpha=0.5, label='real')
+        ax.hist(np.clip(b.to_numpy(float), edges[0], edges[-1]), bins=edges, density=True, alpha=0.5, label='released')
+    else:
+        lv = sorted(set(a.astype(str)) | set(b.astype(str)))
+        x = np.arange(len(lv))
+        ax.bar(x - 0.2, a.astype(str).value_counts(normalize=True).reindex(lv, fill_value=0), 0.4, label='real')
+        ax.bar(x + 0.2, b.astype(str).value_counts(normalize=True).reindex(lv, fill_value=0), 0.4, label='released')
+        ax.set_xticks(x, [s[:10] for s in lv], fontsize=7, rotation=45 if len(lv) > 3 else 0)
+    ax.set_title(str(name)[:28], fontsize=8); ax.tick_params(labelsize=7)
+    if legend: ax.legend(fontsize=7)
+
+def _corr_panel(fig, ax, C: pd.DataFrame, title: str):
+    "A correlation heat map with the column names on both axes and a colour scale from -1 to 1."
+    ax.set_title(title, fontsize=9)
+    if not len(C): ax.axis('off'); ax.text(0.5, 0.5, 'fewer than 2 numeric columns', ha='center', fontsize=8); return
+    im = ax.imshow(C.to_numpy(), vmin=-1, vmax=1, cmap='RdBu_r')
+    names = [str(c)[:14] for c in C.columns]
+    ax.set_xticks(range(len(names)), names, rotation=90, fontsize=7); ax.set_yticks(range(len(names)), names, fontsize=7)
+    fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03).ax.tick_params(labelsize=7)
 
 # %% ../nbs/03_evaluate.ipynb #r0300010
-def _report_figure(real, released, C_real, C_rel, label=None, max_columns: int = 8):
-    "Marginals overlaid (first `max_columns` columns) and the two correlation heat maps."
+def _report_figure(real, released, C_real, C_rel, label=None, max_columns: int | None = None, title: str = REPORT_TITLE):
+    """Every column's marginals, real against released, in a grid (or the first `max_columns`, which the title then says),
+    and the two correlation heat maps, labelled, with a colour scale; `title` on top."""
     import matplotlib.pyplot as plt
-    cols = list(real.columns)[:max_columns]
-    nc = 2; nr = math.ceil(len(cols) / nc) + 1                  # two panels a row: 6.8 in wide, readable on a page
-    fig = plt.figure(figsize=(3.4 * nc, 2.4 * nr))
-    for i, c in enumerate(cols):
-        ax = fig.add_subplot(nr, nc, i + 1)
-        a, b = real[c].dropna(), released[c].dropna()
-        if pd.api.types.is_numeric_dtype(a) and not pd.api.types.is_bool_dtype(a) and a.nunique() > 10 and pd.api.types.is_numeric_dtype(b):
-            edges = np.histogram_bin_edges(a.to_numpy(float), bins=20)
-            ax.hist(a, bins=edges, density=True, alpha=0.5, label='real')
-            ax.hist(np.clip(b.to_numpy(float), edges[0], edges[-1]), bins=edges, density=True, alpha=0.5, label='released')
-        else:
-            lv = sorted(set(a.astype(str)) | set(b.astype(str)))
-            x = np.arange(len(lv))
-            ax.bar(x - 0.2, a.astype(str).value_counts(normalize=True).reindex(lv, fill_value=0), 0.4, label='real')
-            ax.bar(x + 0.2, b.astype(str).value_counts(normalize=True).reindex(lv, fill_value=0), 0.4, label='released')
-            ax.set_xticks(x, lv, fontsize=7, rotation=45 if len(lv) > 4 else 0)
-        ax.set_title(str(c)[:28], fontsize=8); ax.tick_params(labelsize=7)
-        if i == 0: ax.legend(fontsize=7)
-    base = (nr - 1) * nc
-    for k, (C, title) in enumerate(((C_real, 'correlations: real'), (C_rel, 'correlations: released'))):
-        ax = fig.add_subplot(nr, 2, 2 * (nr - 1) + k + 1)
-        if len(C): ax.imshow(C.to_numpy(), vmin=-1, vmax=1, cmap='RdBu_r')
-        ax.set_title(title, fontsize=9); ax.set_xticks([]); ax.set_yticks([])
-    fig.tight_layout()
+    allc = list(real.columns); cols = allc if max_columns is None else allc[:max_columns]
+    if len(cols) < len(allc): title += f' (marginals of the first {len(cols)} of {len(allc)} columns)'
+    nc = 2 if len(cols) <= 4 else 3
+    nr = math.ceil(len(cols) / nc)
+    k = len(C_real)
+    side = k > 12                                              # many columns: each map gets the full width
+    hm = max(3.0, 0.14 * k + 1.2) * (1 if side else 0.55) + (0.6 if k else 0)
+    fig = plt.figure(figsize=(6.9, 2.1 * nr + (2 * hm if side else hm) + 0.5), layout='constrained')
+    gs = fig.add_gridspec(nr + (2 if side else 1), 2 * nc, height_ratios=[2.1] * nr + ([hm, hm] if side else [hm]))
+    for i, c in enumerate(cols):                               # one grid: marginal i spans two of its 2·nc columns
+        ax = fig.add_subplot(gs[i // nc, 2 * (i % nc):2 * (i % nc) + 2])
+        _marginal_panel(ax, real[c], released[c], c, legend=(i == 0))
+    maps = ((C_real, 'correlations: real'), (C_rel, 'correlations: released'))
+    for j, (C, t) in enumerate(maps):
+        spot = gs[nr + j, :] if side else gs[nr, j * nc:(j + 1) * nc]
+        _corr_panel(fig, fig.add_subplot(spot), C, t)
+    fig.suptitle(title.replace(': ', ':\n', 1) if len(title) > 90 else title, fontsize=10)
     plt.close(fig)
     return fig
+
+# %% ../nbs/03_evaluate.ipynb #ab3dd053
+def _report_about(method, epsilon, delta, ledger) -> tuple:
+    "(title, ledger table): the title names the method, ε and δ when given; `ledger` is a DataFrame, a `Budget` or a list of rows."
+    from dpnotes.privacy import check_epsilon, check_delta
+    about = []
+    if method is not None:
+        if not isinstance(method, str) or not method.strip(): raise TypeError(f"method: the release method's name as a string, got {method!r}")
+        about.append(f'method {method}')
+    if epsilon is not None: about.append(f'ε = {check_epsilon(epsilon):g}')
+    if delta is not None: about.append(f'δ = {check_delta(delta):g}')
+    led = getattr(ledger, 'ledger', ledger)                     # a Budget carries its ledger
+    if led is not None:
+        try: led = pd.DataFrame(led).reset_index(drop=True)
+        except (TypeError, ValueError): raise TypeError(f"ledger: a DataFrame, a Budget or a list of rows, got {type(ledger).__name__}") from None
+    return REPORT_TITLE + (': ' + ', '.join(about) if about else ''), led
+
+HOLDOUT_NOTE = ("Test rows: a {share:.0%} hold-out of the real table. If the release was made from the whole real table, the "
+                "mechanism saw these rows; for a clean test, release a training part and give the real rows it never saw as the test table.")
+
+# %% ../nbs/03_evaluate.ipynb #ac379f85
+def _tstr_rows(train, released, test, label, model, g) -> list:
+    "Headline rows of the label: TSTR accuracy and AUPRC beside the non-private model (same model seed) and the majority rate."
+    Dtr, Dsyn, Dte = _design([train, released, test], label)
+    ytr, ysyn, yte = (pd.Series(f[label].astype(str).to_numpy()) for f in (train, released, test))
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        seed = int(g.integers(2**31 - 1))                      # the same model seed for both fits
+        ref = tstr(Dtr, ytr, Dte, yte, model=model, rng=seed)
+        syn = tstr(Dsyn, ysyn, Dte, yte, model=model, rng=seed)
+    maj = ytr.value_counts().idxmax()
+    return [('accuracy, trained on released (TSTR)', syn['accuracy']), ('AUPRC, trained on released (TSTR)', syn['auprc']),
+            ('accuracy, trained on real (non-private)', ref['accuracy']), ('AUPRC, trained on real (non-private)', ref['auprc']),
+            ('majority rate (predict the commonest real class)', float((yte == maj).mean()))]
 
 # %% ../nbs/03_evaluate.ipynb #r0300011
 def report(real: pd.DataFrame, # the real table (original columns), or its training part when `real_test` is given
@@ -423,34 +490,28 @@ def report(real: pd.DataFrame, # the real table (original columns), or its train
            label: str | None = None, # label column: adds train-on-released / test-on-real scores
            real_test: pd.DataFrame | None = None, # real rows the release never saw; None: hold out `test_size` of `real`
            test_size: float = 0.3, model='rf', rng=None, # rng: an int seed for tests and teaching; None otherwise
-           bins: int = 10) -> UtilityReport:
-    "Utility of `released` against `real`: TSTR accuracy/AUPRC beside the non-private model and the majority rate, marginal distances, correlation difference, one figure."
+           bins: int = 10,
+           *, method: str | None = None, # the release method, named in the title
+           epsilon: float | None = None, delta: float | None = None, # the release's budget, named in the title
+           ledger=None, # the privacy ledger (DataFrame, `Budget` or rows), shown with the report
+           max_columns: int | None = None, # plot only the first columns (the title says so); None: every column
+          ) -> UtilityReport:
+    "Utility of `released` against the real table (not private): TSTR accuracy/AUPRC beside the non-private model and the majority rate, marginal distances, correlation difference, one figure."
     _check_tables(real, released, label)
+    title, led = _report_about(method, epsilon, delta, ledger)
     g = as_rng(rng)
-    note = ''
-    rows = []
+    note, rows = '', []
     if label is not None:
         if real_test is None:
             train, test = train_test_split(real, test_size=test_size, random_state=int(g.integers(2**31 - 1)),
                                            stratify=real[label] if real[label].value_counts().min() >= 2 else None)
-            note = (f"Test rows: a {test_size:.0%} hold-out of the real table. If the release was made from the whole real "
-                    "table, these rows were seen by the mechanism; release a training part and pass real_test= for a clean test.")
+            note = HOLDOUT_NOTE.format(share=test_size)
         else:
             _check_tables(real_test, released, label); train, test = real, real_test
-        Dtr, Dsyn, Dte = _design([train, released, test], label)
-        ytr, ysyn, yte = (pd.Series(f[label].astype(str).to_numpy()) for f in (train, released, test))
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            seed = int(g.integers(2**31 - 1))                  # the same model seed for both fits
-            ref = tstr(Dtr, ytr, Dte, yte, model=model, rng=seed)
-            syn = tstr(Dsyn, ysyn, Dte, yte, model=model, rng=seed)
-        maj = ytr.value_counts().idxmax()
-        rows += [('accuracy, trained on released (TSTR)', syn['accuracy']), ('AUPRC, trained on released (TSTR)', syn['auprc']),
-                 ('accuracy, trained on real (non-private)', ref['accuracy']), ('AUPRC, trained on real (non-private)', ref['auprc']),
-                 ('majority rate (predict the commonest real class)', float((yte == maj).mean()))]
+        rows += _tstr_rows(train, released, test, label, model, g)
     cols = marginal_distances(real, released, bins)           # against the rows the release was made from
     Cr, Cs, cd = correlation_difference(real, released)
     rows += [('marginal TVD, mean over columns', float(cols['tvd'].mean())), ('marginal TVD, worst column', float(cols['tvd'].max())),
              ('correlation difference, mean |Δ| off the diagonal', cd)]
     table = pd.DataFrame(rows, columns=['metric', 'value'])
-    return UtilityReport(table, cols, _report_figure(real, released, Cr, Cs, label), note)
+    return UtilityReport(table, cols, _report_figure(real, released, Cr, Cs, label, max_columns, title), note, title, led)

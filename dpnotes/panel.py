@@ -97,6 +97,7 @@ _PANEL_CSS = """<style>
 .dpnotes-panel-note {font-size: .85em; color: #57606a; margin-top: .4em;}
 </style>"""
 
+# %% ../nbs/04_panel.ipynb #32959946
 _PANEL_JS = """<script>
 (function () {
   var root = document.getElementById(%s);
@@ -117,6 +118,7 @@ _PANEL_JS = """<script>
 })();
 </script>"""
 
+# %% ../nbs/04_panel.ipynb #64e08e5c
 _panel_counter = itertools.count()
 
 
@@ -140,6 +142,54 @@ class StaticPanel:
         vary = ' x '.join(f"{k} in {{{', '.join(map(_value_label, v))}}}" for k, v in self.grid.items() if len(v) > 1)
         return f"StaticPanel{': ' + self.title if self.title else ''} ({len(self.settings)} pre-rendered views: {vary or 'one setting'})"
 
+# %% ../nbs/04_panel.ipynb #bbd52806
+def _panel_start(grid:dict, default:dict|None) -> tuple:
+    "(the parameters that vary, the index of the value each one shows first): the `default` or the middle value."
+    vary = [k for k, v in grid.items() if len(v) > 1]
+    default = dict(default or {})
+    if set(default) - set(grid): raise ValueError(f"default: {sorted(set(default) - set(grid))} are not parameters of the grid")
+    start = {}
+    for k in vary:
+        vals = list(grid[k])
+        if k in default:
+            if default[k] not in vals: raise ValueError(f"default[{k!r}] = {default[k]!r} is not one of grid[{k!r}] = {vals!r}")
+            start[k] = vals.index(default[k])
+        else: start[k] = (len(vals) - 1) // 2
+    return vary, start
+
+def _panel_views(render, grid:dict, settings:list, vary:list, start:dict, dpi) -> tuple:
+    "(the HTML of each view, each view wrapped in its block, hidden unless it is the starting setting)."
+    views, blocks = [], []
+    for s in settings:
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf): out = render(**s)
+        printed = buf.getvalue().strip()
+        body = (f'<pre class="dpnotes-panel-text">{html.escape(printed)}</pre>\n' if printed else '') + render_view(out, dpi)
+        key = '-'.join(str(list(grid[k]).index(s[k])) for k in vary)
+        views.append(body)
+        hidden = '' if all(list(grid[k]).index(s[k]) == start[k] for k in vary) else ' hidden'
+        blocks.append(f'<div class="dpnotes-panel-view" data-key="{key}"{hidden}>\n{body}\n</div>')
+    return views, blocks
+
+# %% ../nbs/04_panel.ipynb #d4eea3fb
+def _panel_controls(pid:str, grid:dict, vary:list, labels:dict, start:dict) -> list:
+    "One labelled control per varying parameter: a slider for numbers, a menu otherwise."
+    ctrls = []
+    for i, k in enumerate(vary):
+        vals, lab = list(grid[k]), html.escape(labels.get(k, k))
+        names = [_value_label(v) for v in vals]
+        cid, data = f'{pid}-c{i}', html.escape(json.dumps(names), quote=True)
+        if _is_numeric(vals):
+            ctrl = (f'<input type="range" id="{cid}" data-dpnotes-param="{html.escape(k)}" min="0" max="{len(vals) - 1}" '
+                    f'step="1" value="{start[k]}" data-labels="{data}" aria-label="{lab}">'
+                    f'<output data-for="{cid}">{html.escape(names[start[k]])}</output>')
+        else:
+            opts = ''.join(f'<option value="{j}"{" selected" if j == start[k] else ""}>{html.escape(n)}</option>'
+                           for j, n in enumerate(names))
+            ctrl = f'<select id="{cid}" data-dpnotes-param="{html.escape(k)}" data-labels="{data}">{opts}</select>'
+        ctrls.append(f'<label for="{cid}">{lab} {ctrl}</label>')
+    return ctrls
+
 # %% ../nbs/04_panel.ipynb #0fc6aef1
 def static_panel(render, # called as render(**setting); returns what `render_view` accepts
                  grid:dict, # parameter name -> list of values (see `panel_grid`)
@@ -157,42 +207,11 @@ def static_panel(render, # called as render(**setting); returns what `render_vie
     labels = dict(labels or {})
     unknown = set(labels) - set(grid)
     if unknown: raise ValueError(f"labels: {sorted(unknown)} are not parameters of the grid {list(grid)}")
-    vary = [k for k, v in grid.items() if len(v) > 1]
-    default = dict(default or {})
-    if set(default) - set(grid): raise ValueError(f"default: {sorted(set(default) - set(grid))} are not parameters of the grid")
-    start = {}
-    for k in vary:
-        vals = list(grid[k])
-        if k in default:
-            if default[k] not in vals: raise ValueError(f"default[{k!r}] = {default[k]!r} is not one of grid[{k!r}] = {vals!r}")
-            start[k] = vals.index(default[k])
-        else: start[k] = (len(vals) - 1) // 2
-    views, blocks = [], []
-    for s in settings:
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf): out = render(**s)
-        printed = buf.getvalue().strip()
-        body = (f'<pre class="dpnotes-panel-text">{html.escape(printed)}</pre>\n' if printed else '') + render_view(out, dpi)
-        key = '-'.join(str(list(grid[k]).index(s[k])) for k in vary)
-        views.append(body)
-        hidden = '' if all(list(grid[k]).index(s[k]) == start[k] for k in vary) else ' hidden'
-        blocks.append(f'<div class="dpnotes-panel-view" data-key="{key}"{hidden}>\n{body}\n</div>')
+    vary, start = _panel_start(grid, default)
+    views, blocks = _panel_views(render, grid, settings, vary, start, dpi)
     digest = hashlib.sha1(json.dumps([title, {k: list(map(repr, v)) for k, v in grid.items()}]).encode()).hexdigest()[:8]
     pid = f'dpnotes-panel-{digest}-{next(_panel_counter)}'
-    ctrls = []
-    for i, k in enumerate(vary):
-        vals, lab = list(grid[k]), html.escape(labels.get(k, k))
-        names = [_value_label(v) for v in vals]
-        cid, data = f'{pid}-c{i}', html.escape(json.dumps(names), quote=True)
-        if _is_numeric(vals):
-            ctrl = (f'<input type="range" id="{cid}" data-dpnotes-param="{html.escape(k)}" min="0" max="{len(vals) - 1}" '
-                    f'step="1" value="{start[k]}" data-labels="{data}" aria-label="{lab}">'
-                    f'<output data-for="{cid}">{html.escape(names[start[k]])}</output>')
-        else:
-            opts = ''.join(f'<option value="{j}"{" selected" if j == start[k] else ""}>{html.escape(n)}</option>'
-                           for j, n in enumerate(names))
-            ctrl = f'<select id="{cid}" data-dpnotes-param="{html.escape(k)}" data-labels="{data}">{opts}</select>'
-        ctrls.append(f'<label for="{cid}">{lab} {ctrl}</label>')
+    ctrls = _panel_controls(pid, grid, vary, labels, start)
     fixed = [f'{labels.get(k, k)} = {_value_label(v[0])}' for k, v in grid.items() if len(v) == 1]
     desc = ' × '.join(f"{labels.get(k, k)} ∈ {{{', '.join(_value_label(v) for v in grid[k])}}}" for k in vary)
     note_txt = (f'Pre-rendered on a grid of {len(settings)} setting{"s" if len(settings) != 1 else ""}'

@@ -35,6 +35,32 @@ def _gauss_models():
     return {'RON-Gauss': lambda p, e, r, cl: RONGauss(p, epsilon=e, task='classification', output='original', classes=cl, rng=r),
             'PCA-Gauss': lambda p, e, r, cl: PCAGauss(p, epsilon=e, task='classification', output='original', pca='lap', classes=cl, rng=r)}
 
+# %% ../nbs/74_reproduce_dpsyn.ipynb #f21a6d99
+def _dpsyn_job(m, e, split, seed, classes, kw, gm, p, max_marginals) -> dict:
+    "The metrics of one (method, epsilon) on one split: SVM error, 2- and 3-way marginal TVD, agreement (or the error met)."
+    Xtr, Xte, ytr, yte = split
+    rec = {}
+    try:
+        if m == 'non-private':
+            rec.update(svm_error=svm_misclassification(Xtr, ytr, Xte, yte, rng=seed))
+        else:
+            if m == 'DP-SYN':
+                model = DPSyn(epsilon=e, classes=classes, rng=seed, **kw).fit(Xtr, ytr)
+                Rtr, Rte = Xtr, Xte
+            elif m in gm:
+                model = gm[m](p, e, seed, classes).fit(Xtr, ytr)
+                Rtr, Rte = model.transform(Xtr), model.transform(Xte)
+            else: raise ValueError(f"unknown method {m!r}")
+            S, ys = model.sample(len(Xtr))
+            S, ys = np.asarray(S, float), np.asarray(ys)
+            rec.update(svm_error=svm_misclassification(S, ys, Rte, yte, rng=seed),
+                       tvd2=marginal_tvd(Rtr, S, k=2, max_marginals=max_marginals, rng=seed),
+                       tvd3=marginal_tvd(Rtr, S, k=3, max_marginals=max_marginals, rng=seed) if Xtr.shape[1] >= 3 else np.nan,
+                       agreement=svm_agreement_rate(S, ys, Rtr, ytr, Rte, rng=seed))
+    except ValueError as err:                           # e.g. a budget too small for one DP-SGD step: recorded, not hidden
+        rec.update(error=str(err)[:200])
+    return rec
+
 # %% ../nbs/74_reproduce_dpsyn.ipynb #e35e0d48
 def dpsyn_experiment(name:str, epsilons=EPSILONS, n_repeats:int=1, methods=('DP-SYN', 'RON-Gauss', 'PCA-Gauss', 'non-private'),
                      max_rows:int=None, test_size:float=0.3, dpsyn_kw:dict=None, max_marginals:int=100, rng=None,
@@ -57,29 +83,11 @@ def dpsyn_experiment(name:str, epsilons=EPSILONS, n_repeats:int=1, methods=('DP-
     splits = {}
     for r, e, m in tqdm(jobs, desc=name, disable=(not progress) if progress is not None else None, leave=False):
         if r not in splits: splits[r] = _split(X, y, test_size, int(rng.integers(2**31 - 1)))
-        Xtr, Xte, ytr, yte = splits[r]
+        Xtr = splits[r][0]
         seed = int(rng.integers(2**31 - 1))
         t0 = time.perf_counter()
         rec = dict(dataset=name, method=m, epsilon=e, repeat=r, n_train=len(Xtr), d=X.shape[1])
-        try:
-            if m == 'non-private':
-                rec.update(svm_error=svm_misclassification(Xtr, ytr, Xte, yte, rng=seed))
-            else:
-                if m == 'DP-SYN':
-                    model = DPSyn(epsilon=e, classes=classes, rng=seed, **kw).fit(Xtr, ytr)
-                    Rtr, Rte = Xtr, Xte
-                elif m in gm:
-                    model = gm[m](p, e, seed, classes).fit(Xtr, ytr)
-                    Rtr, Rte = model.transform(Xtr), model.transform(Xte)
-                else: raise ValueError(f"unknown method {m!r}")
-                S, ys = model.sample(len(Xtr))
-                S, ys = np.asarray(S, float), np.asarray(ys)
-                rec.update(svm_error=svm_misclassification(S, ys, Rte, yte, rng=seed),
-                           tvd2=marginal_tvd(Rtr, S, k=2, max_marginals=max_marginals, rng=seed),
-                           tvd3=marginal_tvd(Rtr, S, k=3, max_marginals=max_marginals, rng=seed) if X.shape[1] >= 3 else np.nan,
-                           agreement=svm_agreement_rate(S, ys, Rtr, ytr, Rte, rng=seed))
-        except ValueError as err:                           # e.g. a budget too small for one DP-SGD step: recorded, not hidden
-            rec.update(error=str(err)[:200])
+        rec.update(_dpsyn_job(m, e, splits[r], seed, classes, kw, gm, p, max_marginals))
         rec['seconds'] = time.perf_counter() - t0
         rows.append(rec)
     return pd.DataFrame(rows)

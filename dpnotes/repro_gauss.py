@@ -40,7 +40,7 @@ def best_silhouette(Z, ks=range(2, 7), seed=0, sample_size=1000):
             best = max(best, silhouette_score(Z, lab, sample_size=min(sample_size, len(Z)), random_state=seed))
     return best
 
-
+# %% ../nbs/72_reproduce_gauss.ipynb #2ea30c5a
 @lru_cache(maxsize=None)
 
 def _spam_classes() -> tuple:
@@ -62,7 +62,7 @@ def _methods(task, d, eps, X_pub):
                         dict(X_public=X_pub) if src == 'public' else {}))
     return out
 
-
+# %% ../nbs/72_reproduce_gauss.ipynb #2b23cd47
 def _prepare(task, n_train, seed):
     g = np.random.default_rng(seed)
     if task == 'unsupervised':
@@ -80,7 +80,7 @@ def _prepare(task, n_train, seed):
     sl = lambda v, i: None if v is None else v[i]
     return X[tr], sl(y, tr), X[te], sl(y, te), X[pub]
 
-
+# %% ../nbs/72_reproduce_gauss.ipynb #abf8eabb
 def _score(task, est, Xtr, ytr, Xte, yte, n_syn, seed):
     from sklearn.kernel_ridge import KernelRidge
     if task == 'unsupervised':

@@ -19,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 # %% auto #0
-__all__ = ['REGISTRY', 'EXPERIMENT_MODULES', 'SIZES', 'Experiment', 'register', 'experiment_names', 'get_experiment',
-           'experiments', 'data_root', 'paper_table', 'results_path', 'documented_classes', 'Reproduction', 'reproduce']
+__all__ = ['REGISTRY', 'EXPERIMENT_MODULES', 'SIZES', 'RESULTS_ENV', 'Experiment', 'register', 'experiment_names',
+           'get_experiment', 'experiments', 'data_root', 'paper_table', 'results_path', 'slow_results_dir',
+           'slow_result_path', 'documented_classes', 'Reproduction', 'reproduce']
 
 # %% ../nbs/70_reproduce.ipynb #06517977
 @dataclass(frozen=True)
@@ -99,6 +100,31 @@ def results_path(name: str) -> Path | None:
     "Path of a stored result, `data/results/<name>.csv` (the file may not exist yet), or None without the repository."
     root = data_root()
     return None if root is None else root / 'results' / f'{name}.csv'
+
+# %% ../nbs/70_reproduce.ipynb #060d949d
+RESULTS_ENV = 'DPNOTES_RESULTS'
+_SLOW_TMP: list = []   # the temporary folder of this process, made on first use
+
+def slow_results_dir() -> Path:
+    """Folder where a notebook's `#| slow` cell writes its results: the folder named by env `DPNOTES_RESULTS` (`repo`: the
+    repository's `data/results`), else a fresh temporary folder, made once per process and printed. Never the repository unasked."""
+    import os, tempfile
+    want = os.environ.get(RESULTS_ENV, '').strip()
+    if want == 'repo':
+        if data_root() is None: raise ValueError(f"{RESULTS_ENV}=repo: no repository data folder beside the package")
+        p = data_root() / 'results'
+    elif want: p = Path(want).expanduser().resolve()
+    else:
+        if not _SLOW_TMP:
+            _SLOW_TMP.append(Path(tempfile.mkdtemp(prefix='dpnotes-results-')))
+            print(f"slow results go to {_SLOW_TMP[0]} (set {RESULTS_ENV}=repo to refresh the stored runs in data/results)")
+        p = _SLOW_TMP[0]
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+def slow_result_path(name: str) -> Path:
+    "Where a `#| slow` cell writes the result `name`: `<slow_results_dir()>/<name>.csv`."
+    return slow_results_dir() / f'{name}.csv'
 
 # %% ../nbs/70_reproduce.ipynb #660c52bf
 def documented_classes(ds) -> list:

@@ -255,3 +255,121 @@ def test_generated_sources_compile_without_warnings():
     assert not bad, bad
     doc = (ROOT / 'dpnotes' / '__init__.py').read_text(encoding='utf-8').split('"""')[1]
     assert '\t' not in doc and '\\' not in doc, 'the package docstring holds a backslash or a tab (TeX in a page lead?)'
+
+
+# ----------------------------------------------------------------------------- a failing page does not hide the others
+def _toy_notebooks(folder: Path, cells: dict):
+    import nbformat as nbf
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, srcs in cells.items():
+        nb = nbf.v4.new_notebook()
+        nb.cells = [nbf.v4.new_markdown_cell(s[3:]) if s.startswith('md:') else nbf.v4.new_code_cell(s) for s in srcs]
+        nbf.write(nb, folder / name)
+
+
+def test_site_build_writes_every_page_and_names_failures(tmp_path):
+    """`python docs/build.py site` on a toy site with one failing notebook: the other pages are written, the failed page
+    says it did not build, the exit status is 1, the last line names the notebook, and dpnotes-build.json lists it."""
+    nbs = tmp_path / 'nbs'
+    _toy_notebooks(nbs, {'index.ipynb': ['md:# Toy\n\nA toy site.', '1 + 1'],
+                         '01_good.ipynb': ['md:# Good page\n\nIt builds.', 'print("fine")'],
+                         '02_bad.ipynb': ['md:# Bad page\n\nIt fails.', 'print("before")', 'raise ValueError("deliberate")']})
+    r = _run([sys.executable, str(ROOT / 'docs' / 'build.py'), 'site', '--nbs', str(nbs), '--build-dir', str(tmp_path / 'b'),
+              '--jobs', '1'], ROOT)
+    html = tmp_path / 'b' / 'html'
+    last = r.stdout.strip().splitlines()[-1] if r.stdout.strip() else ''
+    assert r.returncode == 1, f'exit {r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}'
+    assert 'SITE BUILD FAILED' in last and '02_bad.ipynb' in last and 'good' not in last, last
+    for page in ('index', 'good', 'bad'): assert (html / f'{page}.html').exists(), f'{page}.html not written'
+    assert 'This page did not build' in (html / 'bad.html').read_text() and 'fine' in (html / 'good.html').read_text()
+    assert 'did not build' not in (html / 'good.html').read_text()
+    test_eq_failed = json.loads((html / 'dpnotes-build.json').read_text())['failed']
+    assert test_eq_failed == ['02_bad.ipynb'], test_eq_failed
+
+
+def test_failed_page_without_output_gets_a_page(tmp_path):
+    "A notebook that wrote no page (a timeout) still gets one: its title and the error box; the home page keeps its contents."
+    b = _build()
+    b.set_build_dir(tmp_path / 'b'); b.SRC.mkdir(parents=True)
+    _toy_notebooks(tmp_path / 'nbs', {'index.ipynb': ['md:# Toy'], '01_slow.ipynb': ['md:# Slow']})
+    page = json.loads(b.mark_failed_page(tmp_path / 'nbs' / '01_slow.ipynb', 'timed out after 5 s').read_text())
+    assert [c['source'][:2] for c in page['cells']] == ['# ', '::'] and 'timed out after 5 s' in page['cells'][1]['source']
+    home = json.loads(b.mark_failed_page(tmp_path / 'nbs' / 'index.ipynb', 'exit status 1').read_text())
+    assert '{toctree}' in home['cells'][-1]['source'] and 'slow' in home['cells'][-1]['source']
+    again = json.loads(b.mark_failed_page(tmp_path / 'nbs' / '01_slow.ipynb', 'exit status 1').read_text())
+    assert sum('did not build' in c['source'] for c in again['cells']) == 1        # marked once, however often
+
+
+# ----------------------------------------------------------------------------- floating point on any CPU
+SIMD_OFF = subprocess.run([sys.executable, str(ROOT / '.ci' / 'simd_features.py')], capture_output=True, text=True).stdout.strip()
+
+
+def test_simd_restriction_names_are_accepted():
+    "The names .ci/run passes in NPY_DISABLE_CPU_FEATURES are ones this NumPy dispatches to, and NumPy accepts them."
+    assert SIMD_OFF, 'no dispatched CPU features found'
+    r = subprocess.run([sys.executable, '-W', 'error', '-c', 'import numpy'], capture_output=True, text=True,
+                       env={**os.environ, 'NPY_DISABLE_CPU_FEATURES': SIMD_OFF})
+    assert r.returncode == 0 and 'cannot disable' not in r.stderr, r.stderr[-2000:]
+    ci = (ROOT / '.ci' / 'run').read_text()
+    assert re.search(r'NPY_DISABLE_CPU_FEATURES="\$simd_off" nbdev-test nbs/00_privacy\.ipynb', ci), 'CI does not rerun the privacy notebook'
+
+
+def _cell(nb: str, cell_id: str) -> str:
+    cells = [c for c in json.loads((NBS / nb).read_text())['cells'] if c.get('id') == cell_id]
+    assert cells, f'{nb}: no cell {cell_id}'
+    return ''.join(cells[0]['source'])
+
+
+@pytest.mark.parametrize('simd', ['default', 'restricted'])
+def test_laplace_replay_is_exact_on_either_code_path(simd):
+    """00_privacy's replay of NumPy's Laplace sampler (the first part of its attack cell) gives NumPy's doubles bit for bit,
+    with NumPy's SIMD dispatch as it is and restricted to the baseline: the replay uses the sampler's own arithmetic."""
+    src = _cell('00_privacy.ipynb', 'd9b584bf').split('def numpy_reachable')[0]
+    assert 'np.log(' not in src, 'the replay must call the C library\'s scalar log, as the sampler does, not the SIMD np.log'
+    code = ('import math, numpy as np\n' + src + '\nraw = np.random.default_rng(11).bit_generator.random_raw(200_000)\n'
+            'got = numpy_laplace_noise_of(raw >> np.uint64(11), 1.0)\n'
+            'want = np.random.default_rng(11).laplace(0.0, 1.0, 200_000)\n'
+            'assert np.array_equal(got, want), int((got != want).sum())\n')
+    env = {**os.environ, **({'NPY_DISABLE_CPU_FEATURES': SIMD_OFF} if simd == 'restricted' else {})}
+    r = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr[-3000:]
+
+
+# ----------------------------------------------------------------------------- running a notebook leaves the clone clean
+WRITE = re.compile(r'\.(to_csv|to_parquet|to_json|savefig|write_text|write_bytes)\(|\bopen\([^)]*[\'"][wa]b?[\'"]|json\.dump\(')
+INTO_REPO = re.compile(r'\bresults_path\(|\.\./data\b|data/results|\bRESULTS\b|data_root\(')
+# notebooks of other owners whose `#| slow` cells still write into data/ (to be moved to `slow_result_path`); the test
+# fails for any notebook not listed here, so the list can only shrink
+KNOWN_WRITERS = {'03_evaluate.ipynb', '10_jl_sensitivity.ipynb', '24_gaussian_release.ipynb', '25_suffstat_gauss.ipynb',
+                 '80_benchmark.ipynb'}
+
+
+def _writes_into_repo(nb: Path) -> list[str]:
+    out = []
+    for c in json.loads(nb.read_text())['cells']:
+        if c['cell_type'] != 'code': continue
+        for line in ''.join(c['source']).splitlines():
+            if WRITE.search(line) and INTO_REPO.search(line): out.append(f'{nb.name} [{c.get("id")}]: {line.strip()[:100]}')
+    return out
+
+
+def test_notebooks_do_not_write_into_the_repository():
+    """No code cell (slow ones included: Jupyter's Run All runs them) writes a file into data/ of the clone; results of long
+    runs go through `dpnotes.reproduce.slow_result_path` (a temporary folder unless DPNOTES_RESULTS names one)."""
+    hits = [h for nb in notebooks() if nb.name not in KNOWN_WRITERS for h in _writes_into_repo(nb)]
+    assert not hits, 'notebook cells that write into the repository:\n' + '\n'.join(hits)
+
+
+def test_test_command_says_when_it_skips_the_site_tests():
+    "tools/test.sh prints one line saying whether the browser tests run, and why not (no site, no Chromium); under CI they fail instead."
+    env = {k: v for k, v in os.environ.items() if k != 'CI'}
+    run = lambda **e: subprocess.run(['bash', str(ROOT / 'tools' / 'test.sh'), '--site-status'], capture_output=True, text=True,
+                                     env={**env, 'DPNOTES_CHROMIUM': '/nonexistent/chromium', **e}, timeout=60)
+    r = run()
+    lines = r.stdout.strip().splitlines()
+    assert r.returncode == 0 and len(lines) == 1, r.stdout + r.stderr
+    built = (ROOT / 'docs' / '_build' / 'html' / 'dpnotes-build.json').exists()
+    assert lines[0].startswith('== site tests: SKIPPED, ') and (('Chromium not found' in lines[0]) if built else ('docs/build.py site' in lines[0])), lines
+    assert 'will FAIL (CI is set)' in run(CI='true').stdout
+    sh = (ROOT / 'tools' / 'test.sh').read_text()
+    assert 'not site' in sh and 'echo "$site_line"' in sh

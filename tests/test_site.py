@@ -20,6 +20,9 @@ What a reader needs beyond that, each a check that can fail:
 * no page names a paper by a file number or refers to the project's issues;
 * every norm the notebooks write (`\\|x\\|`, `\\lVert x\\rVert`) is still a norm on the page, not bars `|x|`;
 * nothing wider than its column (tables, display formulas, code blocks, outputs) unless it scrolls in its own box;
+* the navigation and "Contents" columns stay inside the window and their width at 1280, 1400 and 1920 px, and a static
+  panel's printed text wraps;
+* the build had no failed notebook (`dpnotes-build.json` lists them; their pages are written with an error box);
 * static panels (`dpnotes.panel`) respond to their controls: moving a slider or choosing from a menu shows the matching
   pre-rendered view, with no kernel and nothing fetched; their figures' text is readable too.
 """
@@ -382,6 +385,29 @@ OVERFLOW_JS = r"""() => {
 }"""
 
 
+# the side columns and the static panels' text: nothing reaches past the window or a column's right edge (a long code span in a
+# heading widened the "Contents" column past the window; a panel's printed conclusion ran off to the right in a scrolled box)
+SIDE_JS = r"""() => {
+  const bad = [];
+  if (document.documentElement.scrollWidth > innerWidth + 1)
+    bad.push(`the page is ${document.documentElement.scrollWidth - innerWidth} px wider than the ${innerWidth} px window`);
+  for (const sel of ['.bd-sidebar-secondary', '.bd-sidebar-primary']) {
+    const side = document.querySelector(sel);
+    if (!side || !side.offsetParent) continue;
+    const r = side.getBoundingClientRect();
+    if (r.right > innerWidth + 1) bad.push(`${sel} ends ${Math.round(r.right - innerWidth)} px past the window`);
+    for (const e of side.querySelectorAll('a, code, li, nav, div')) {
+      const q = e.getBoundingClientRect();
+      if (q.width && q.right > r.right + 1) { bad.push(`${sel}: "${(e.innerText || '').trim().slice(0, 50)}" reaches ${Math.round(q.right - r.right)} px past the column`); break; }
+    }
+  }
+  for (const pre of document.querySelectorAll('main .dpnotes-panel .dpnotes-panel-view:not([hidden]) pre.dpnotes-panel-text'))
+    if (pre.scrollWidth > pre.clientWidth + 1)
+      bad.push(`panel text does not wrap (${pre.scrollWidth - pre.clientWidth} px hidden to the right): ` + pre.innerText.split('\n').pop().slice(0, 60));
+  return bad;
+}"""
+
+
 FIG_JS = """() => Array.from(document.querySelectorAll('main .cell_output img')).filter(i => !i.closest('.dpnotes-panel')).map(i => ({
   shown: i.getBoundingClientRect().width, natural: i.naturalWidth, src: i.getAttribute('src')}))"""
 
@@ -462,7 +488,27 @@ def _layout_problems(page, nb) -> list:
         if px < MIN_TEXT_PX - 0.05:
             problems.append(f"{name}.html panel {f['panel']} view {f['key']}: smallest text {f['pt']} pt is {px:.1f} px")
     problems += _norm_report(page, nb)
+    problems += page.evaluate(SIDE_JS)
     return problems
+
+
+@pytest.mark.parametrize('width', [1400, 1920])
+def test_side_columns_fit_wider_windows(browser, site, width):
+    """At wider windows too (the per-page test runs at 1280 px), every page's navigation and "Contents" columns stay inside
+    the window and their own width, and the static panels' text wraps (one load per page, no wait for MathJax)."""
+    ctx = browser.new_context(viewport={'width': width, 'height': 1000})
+    pg, bad = ctx.new_page(), []
+    for nb in notebooks():
+        pg.goto(f'{site}/{page_name(nb.stem)}.html', wait_until='load')
+        bad += [f'{page_name(nb.stem)}.html at {width} px: {p}' for p in pg.evaluate(SIDE_JS)]
+    ctx.close()
+    assert not bad, '\n'.join(bad)
+
+
+def test_build_had_no_failed_pages(site):
+    "The site build wrote every page; none of them is a page whose notebook failed (the build lists those in its stamp)."
+    failed = json.loads(STAMP.read_text()).get('failed', [])
+    assert not failed, f'notebooks that failed to execute when the site was built (their pages carry an error box): {failed}'
 
 
 def test_llms_txt_links_resolve(site):

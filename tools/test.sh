@@ -8,10 +8,26 @@
 #
 # The last lines printed are pytest's summary.  nbdev-test's result is part of it: tests/test_repo.py's
 # test_notebooks_pass_nbdev_test fails (with the failing notebooks and their tracebacks) when nbdev-test failed.
-# Browser tests of the site (marker `site`) run when `python docs/build.py site` has built it, and skip otherwise
-# (under CI they fail instead).  Exit status: non-zero if nbdev-test or pytest failed.
+# Browser tests of the site (marker `site`) run when `python docs/build.py site` has built it and Chromium is installed;
+# otherwise one line says that they are skipped and why (under CI they run and fail instead).
+#   bash tools/test.sh --site-status   prints only that line.
+# Exit status: non-zero if nbdev-test or pytest failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+site_why=''
+chromium="${DPNOTES_CHROMIUM:-/usr/bin/chromium}"
+if [[ ! -f docs/_build/html/dpnotes-build.json ]]; then
+    site_why='no built site (docs/_build/html/dpnotes-build.json is missing): run `python docs/build.py site` first'
+elif [[ ! -x "$chromium" ]] && ! command -v "$chromium" >/dev/null 2>&1; then
+    site_why="Chromium not found at $chromium: install it (Debian: apt-get install -y chromium) or set DPNOTES_CHROMIUM"
+elif ! python -c 'import playwright' >/dev/null 2>&1; then
+    site_why='the Python package playwright is missing: pip install -e ".[dev]"'
+fi
+if [[ -z "$site_why" ]]; then site_line='== site tests: run against docs/_build/html with '"$chromium"
+elif [[ -n "${CI:-}" ]]; then site_line="== site tests: will FAIL (CI is set): $site_why"
+else site_line="== site tests: SKIPPED, $site_why"; fi
+if [[ "${1:-}" == "--site-status" ]]; then echo "$site_line"; exit 0; fi
 
 nb_flags=()
 markers='not slow'
@@ -30,6 +46,8 @@ nb_rc=${PIPESTATUS[0]}
 echo "== nbdev-test exited with $nb_rc after $((SECONDS - start)) s"
 
 export DPNOTES_NBDEV_TEST_RC=$nb_rc DPNOTES_NBDEV_TEST_LOG=$log
+echo "$site_line"
+if [[ -n "$site_why" && -z "${CI:-}" ]]; then markers="${markers:+$markers and }not site"; fi
 echo "== pytest ${markers:+-m \"$markers\"} tests/ $*"
 if [[ -n "$markers" ]]; then
     python -m pytest -m "$markers" --durations=15 tests/ "$@"
