@@ -9,7 +9,7 @@ Docs: https://dpnotes.github.io/dpnotes/dprp_reconstruction.html.md"""
 from __future__ import annotations
 import math
 import numpy as np
-from .privacy import as_rng, check_int
+from .privacy import as_rng, check_int, unit_rows
 
 # %% auto #0
 __all__ = ['reconstruction_operator', 'dprp_reconstruct', 'expected_error', 'reconstruction_panel']
@@ -50,7 +50,7 @@ def _panel_matrix(n:int=40, d:int=8, rank:int=3, spread:float=0.15) -> np.ndarra
     "The fixed teaching matrix of the panel: close to rank 3, rows scaled to norm 1 (a public, made-up table; nothing is released)."
     g = np.random.default_rng(2020)
     X = g.standard_normal((n, rank)) @ g.standard_normal((rank, d)) + spread * g.standard_normal((n, d))
-    return X / np.linalg.norm(X, axis=1, keepdims=True)
+    return unit_rows(X)
 
 def reconstruction_panel(k1:int=40, # projection dimension of the Monte Carlo point
                          k2:int=3, # number of eigenvectors kept, 1..8

@@ -7,7 +7,7 @@ Docs: https://dpnotes.github.io/dpnotes/dp_syn.html.md"""
 
 # %% auto #0
 __all__ = ['SUFF_STAT_SENSITIVITY', 'sgd_event', 'accountant_epsilon', 'dpsgd_epsilon', 'dpsgd_steps', 'dpsgd_noise_multiplier',
-           'ae_layout', 'ae_init', 'ae_forward', 'ae_loss', 'per_example_grads', 'clip_rows', 'dp_sgd_noisy_sum',
+           'ae_layout', 'ae_init', 'ae_forward', 'ae_loss', 'per_example_grads', 'dp_sgd_noisy_sum',
            'train_dp_autoencoder', 'ae_encode', 'ae_decode', 'gmm_responsibilities', 'gmm_suff_stats', 'gmm_init',
            'dp_em_gmm', 'gmm_sample', 'DPSyn']
 
@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler, as_matrix, like_input,
                              gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget)
-from .privacy import check_classes, CLASSES_MESSAGE, private_bounds
+from .privacy import check_classes, CLASSES_MESSAGE, private_bounds, clip_rows, row_norms
 
 # %% ../nbs/50_dp_syn.ipynb #7e745486
 def sgd_event(sample_rate:float, noise_multiplier:float) -> dpa.DpEvent:
@@ -164,12 +164,6 @@ def per_example_grads(w:np.ndarray, layout:list, X:np.ndarray) -> np.ndarray:
     return np.concatenate(grads[::-1], axis=1)
 
 # %% ../nbs/50_dp_syn.ipynb #7265e665
-def clip_rows(G:np.ndarray, clip:float) -> np.ndarray:
-    "Scale every row of `G` to L2 norm at most `clip` (rows already inside the ball are unchanged); returns a new array."
-    C = check_positive(clip, 'clip')
-    norms = np.linalg.norm(G, axis=1, keepdims=True)
-    return G * np.minimum(1.0, C / np.maximum(norms, 1e-300))
-
 def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float, clip:float, noise_multiplier:float,
                      rng=None, sampler:str='numpy') -> np.ndarray:
     """One DP-SGD release: Poisson-sample rows of X at `sample_rate`, sum clipped per-example gradients, add N(0, (σC)²)
@@ -177,7 +171,7 @@ def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float,
     rng = as_rng(rng)
     mask = rng.random(X.shape[0]) < sample_rate
     total = np.zeros_like(w)
-    if mask.any(): total += clip_rows(per_example_grads(w, layout, X[mask]), clip).sum(axis=0)
+    if mask.any(): total += clip_rows(per_example_grads(w, layout, X[mask]), check_positive(clip, 'clip'), copy=False).sum(axis=0)
     return add_gaussian(total, noise_multiplier * clip, rng, sampler, sensitivity=clip)
 
 # %% ../nbs/50_dp_syn.ipynb #f3102ded
@@ -251,7 +245,7 @@ def gmm_responsibilities(Z:np.ndarray, weights, means, covs) -> np.ndarray:
 def gmm_suff_stats(Z:np.ndarray, weights, means, covs) -> np.ndarray:
     "Stacked (N_k, S_k, triu Q_k) over components for codes Z in the unit ball: L2 sensitivity √3 under add/remove."
     Z = np.asarray(Z, dtype=float)
-    if np.any(np.linalg.norm(Z, axis=1) > 1 + 1e-9): raise ValueError("codes must lie in the unit L2 ball")
+    if np.any(row_norms(Z) > 1 + 1e-9): raise ValueError("codes must lie in the unit L2 ball")
     k = Z.shape[1]; iu = np.triu_indices(k)
     r = gmm_responsibilities(Z, weights, means, covs)
     outer = (Z[:, :, None] * Z[:, None, :])[:, iu[0], iu[1]]          # (n, k(k+1)/2)

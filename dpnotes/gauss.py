@@ -11,74 +11,22 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions, check_sampler,
-                             as_matrix, laplace_noise, gaussian_noise, gaussian_sigma,
-                             add_laplace, add_gaussian)
-from .cov_release import top_eigvecs, psd_project
+                             as_matrix, laplace_noise, gaussian_noise, gaussian_sigma, add_laplace, add_gaussian,
+                             sym_from_upper, symmetric_noise, unit_rows, row_norms, clip_rows, _rows_view, _row_scales,
+                             check_classes, CLASSES_MESSAGE)
+from .cov_release import top_eigvecs, psd_project, laplace_moment, _noise_scale, _laplace
 from .cov_lemmas import mean_l1_sensitivity, aug_cov_l1_sensitivity, aug_cov_upper_l1_sensitivity, pca_eig_l1_sensitivity
 from .covariance import cov_l1_sensitivity, cov_upper_l1_sensitivity
-from .privacy import sym_from_upper
 from .analyze_gauss import gram_l2_sensitivity
 from .dfm import haar_orthonormal, uniform_qr_orthonormal
 from .moments import exact_moments, is_dask, partition_rngs   # dask itself is imported lazily, only there
 
 # %% auto #0
-__all__ = ['ROWS_PER_PARTITION', 'unit_rows', 'ron_preprocess_project', 'preprocess_rows', 'clip_to_ball', 'center_project',
+__all__ = ['ROWS_PER_PARTITION', 'ron_preprocess_project', 'preprocess_rows', 'clip_to_ball', 'center_project',
            'release_second_moment', 'gaussian_sampler', 'pca_basis', 'class_sum_sensitivity', 'GaussRelease',
            'RONGauss', 'ModipsGauss', 'PCAGauss', 'IdentityRelease']
 
-# %% ../nbs/24_gaussian_release.ipynb #5fc5676e
-_HUGE_NOISE = 1e300    # Laplace/Gaussian draws of a larger scale can overflow float64
-
-def _rows_view(X, name='X'):
-    "Float64 2-D array without copying when possible (never written to); other inputs go through `as_matrix`."
-    if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and X.size:
-        return X, None
-    return as_matrix(X, name)
-
-def _row_scales(A):
-    """Row norms without overflow or underflow: `(inv, idx, U)`. `inv[i]` = 1/||x_i|| for ordinary rows (0 for zero rows
-    and for the rows listed in `idx`); `idx` = rows whose squared norm overflows (entries >~ 1e154) or underflows
-    (entries <~ 1e-150); `U` = their unit vectors, computed after dividing the row by its largest |entry|."""
-    s = np.einsum('ij,ij->i', A, A)
-    odd = ~np.isfinite(s) | ((s < 1e-280) & (s > 0))
-    z = np.flatnonzero(s == 0)
-    if len(z): odd[z[np.any(A[z] != 0, axis=1)]] = True             # all squares underflowed to 0
-    idx = np.flatnonzero(odd)
-    inv = np.zeros(len(A))
-    ok = ~odd & (s > 0)
-    inv[ok] = 1.0 / np.sqrt(s[ok])
-    if not len(idx): return inv, idx, np.zeros((0, A.shape[1]))
-    B = A[idx]
-    a = np.max(np.abs(B), axis=1)
-    if not np.all(np.isfinite(a)):                                    # domain check: rows must be finite real vectors
-        raise ValueError("X contains NaN or infinite values: the data domain is finite real rows")
-    B = B / a[:, None]
-    return inv, idx, B / np.linalg.norm(B, axis=1, keepdims=True)
-
-def unit_rows(X) -> np.ndarray:
-    "Every row scaled to L2 norm 1 (zero rows stay zero), safe for any finite magnitude (1e300 or 1e-300). New array."
-    A, _ = _rows_view(X)
-    inv, idx, U = _row_scales(A)
-    out = A * inv[:, None]
-    out[idx] = U
-    return out
-
-
 # %% ../nbs/24_gaussian_release.ipynb #c92fd1c1
-def _noise_scale(sensitivity, epsilon, what):
-    "Laplace scale b = sensitivity / epsilon, refused with a clear error when it is 0 or would overflow float64."
-    with np.errstate(over='ignore', divide='ignore'): b = float(np.float64(sensitivity) / np.float64(epsilon))
-    if not (0 < b < _HUGE_NOISE):
-        raise ValueError(f"epsilon: the budget {epsilon:g} spent on {what} gives a noise scale {b:g} that float64 cannot "
-                         "hold (the noise would be +-inf or 0); use a larger (or finite, smaller) epsilon")
-    return b
-
-def _laplace(value, sensitivity, epsilon, rng, sampler, what):
-    """`value` + i.i.d. Laplace(sensitivity / epsilon) noise drawn by the named sampler (a new array), through `add_laplace`:
-    with sampler='safe' the value is rounded to the grid and the sum is exact, the scale raised to cover the rounding."""
-    v = np.asarray(value, dtype=float)
-    return add_laplace(v, _noise_scale(sensitivity, epsilon, what), rng, sampler, sensitivity=float(sensitivity))
-
 def ron_preprocess_project(X, # (n, m) data, any scale
                            W, # (m, p) projection with orthonormal columns (or None: identity)
                            epsilon_mu: float, # budget of the DP mean
@@ -139,33 +87,6 @@ def center_project(X, # (n, m) rows of one class, any scale
     return (U - mu) @ W, mu
 
 # %% ../nbs/24_gaussian_release.ipynb #c02368f7
-def _sym_noise(q, scale, rng, sampler, kind='laplace'):
-    "Symmetric (q, q) noise: i.i.d. draws on and above the diagonal (Laplace(scale) or N(0, scale^2)), mirrored."
-    draw = laplace_noise if kind == 'laplace' else gaussian_noise
-    return sym_from_upper(draw(scale, q * (q + 1) // 2, rng, sampler), q)
-
-def _clip_rows(Z, r):
-    "Rows scaled down onto the ball of radius r where rounding put them a hair outside (a per-row map). New array."
-    nz = np.sqrt(np.einsum('ij,ij->i', Z, Z))
-    over = nz > r
-    if not over.any(): return Z
-    Z = np.array(Z, dtype=float, copy=True); Z[over] *= (r / nz[over])[:, None]
-    return Z
-
-def _laplace_moment(M, full, upper, pub, epsilon, rng, sampler, release, published):
-    """The noise rules of a Laplace second-moment release, given its sensitivities: all p² entries (`full`, then averaged
-    with the transpose), the upper triangle mirrored (`upper`), or the published calibration (`pub`, not symmetrised).
-    With sampler='safe' the noisy statistic itself is released exactly; mirroring / averaging is post-processing."""
-    q = M.shape[0]
-    if published: return _laplace(M, pub, epsilon, rng, sampler, 'the covariance')
-    if sampler == 'safe':
-        if release == 'upper': return sym_from_upper(_laplace(M[np.triu_indices(q)], upper, epsilon, rng, sampler, 'the covariance'), q)
-        N = _laplace(M, full, epsilon, rng, sampler, 'the covariance')
-        return (N + N.T) / 2
-    if release == 'upper': return M + _sym_noise(q, _noise_scale(upper, epsilon, 'the covariance'), rng, sampler)
-    E = laplace_noise(_noise_scale(full, epsilon, 'the covariance'), (q, q), rng, sampler)
-    return M + (E + E.T) / 2
-
 def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected features)
                           epsilon: float, y=None, # optional labels in [-label_bound, label_bound] (augmented matrix, Lemma 5)
                           label_bound: float = 1.0, release: str = 'upper', published: bool = False,
@@ -181,8 +102,8 @@ def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected feat
     check_sampler(sampler)
     Z = np.asarray(Z, float)
     n, p = Z.shape
-    if clip: Z = _clip_rows(Z, r)
-    elif np.linalg.norm(Z, axis=1).max() > r * (1 + 1e-9):
+    if clip: Z = clip_rows(Z, r)
+    elif row_norms(Z).max() > r * (1 + 1e-9):
         raise ValueError(f"rows of Z must have norm <= row_norm = {r}: the sensitivity would not hold (or pass clip=True)")
     if y is not None:
         a = check_positive(label_bound, 'label_bound')
@@ -193,8 +114,7 @@ def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected feat
                             aug_cov_l1_sensitivity(p, n, a, r, published=True))
     else:
         full, upper, pub = cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r), cov_l1_sensitivity(p, n, r, published=True)
-    return _laplace_moment(Z.T @ Z / n, full, upper, pub, epsilon, rng, sampler, release, published)
-
+    return laplace_moment(Z.T @ Z / n, full, upper, pub, epsilon, rng, sampler, release, published)
 
 # %% ../nbs/24_gaussian_release.ipynb #dc6dd077
 def gaussian_sampler(mean, cov, n: int,
@@ -222,13 +142,13 @@ def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
         if sampler == 'safe':     # the upper triangle released exactly on the grid, then mirrored (post-processing)
             M = sym_from_upper(add_laplace((Xb.T @ Xb / n)[np.triu_indices(m)], b, rng, sampler,
                                            sensitivity=cov_upper_l1_sensitivity(m, n)), m)
-        else: M = Xb.T @ Xb / n + _sym_noise(m, b, rng, sampler)
+        else: M = Xb.T @ Xb / n + symmetric_noise(m, b, rng, 'laplace', sampler)
     elif source == 'analyze_gauss':       # Analyze Gauss: rows of norm <= 1, upper triangle L2 sensitivity sqrt(2)
         sigma = gaussian_sigma(gram_l2_sensitivity(1.0), check_epsilon(epsilon, 'epsilon_pca'), delta)
         if sampler == 'safe':
-            M = sym_from_upper(add_gaussian((_clip_rows(Xb, 1.0).T @ _clip_rows(Xb, 1.0))[np.triu_indices(m)],
+            M = sym_from_upper(add_gaussian((clip_rows(Xb, 1.0).T @ clip_rows(Xb, 1.0))[np.triu_indices(m)],
                                             _noise_scale(sigma, 1.0, 'the PCA'), rng, sampler, sensitivity=gram_l2_sensitivity(1.0)), m)
-        else: M = _clip_rows(Xb, 1.0).T @ _clip_rows(Xb, 1.0) + _sym_noise(m, _noise_scale(sigma, 1.0, 'the PCA'), rng, sampler, 'gaussian')
+        else: M = clip_rows(Xb, 1.0).T @ clip_rows(Xb, 1.0) + symmetric_noise(m, _noise_scale(sigma, 1.0, 'the PCA'), rng, 'gaussian', sampler)
     elif source in ('public', 'data'):
         M = Xb.T @ Xb
     else: raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {source!r}")
@@ -236,17 +156,6 @@ def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
 
 # %% ../nbs/24_gaussian_release.ipynb #934a3866
 _TASKS = ('unsupervised', 'regression', 'classification')
-_CLASSES_MSG = "classes: pass the public list of label values, e.g. classes=[0, 1]"
-
-def _check_classes(classes):
-    "The public label list as a 1-D array (a check of a public input: it may raise)."
-    if classes is None: raise ValueError(_CLASSES_MSG)
-    if isinstance(classes, (str, bytes)) or np.ndim(classes) != 1: raise TypeError(f"{_CLASSES_MSG} (a list, got {classes!r})")
-    c = np.asarray(list(classes))
-    if len(c) < 2: raise ValueError(f"classes: classification needs at least two label values, got {c.tolist()}")
-    if len(pd.unique(c)) != len(c): raise ValueError(f"classes: the label values must be distinct, got {c.tolist()}")
-    return c
-
 def _label_codes(y, n, classes):
     """Codes 0..K-1 of the labels in the public `classes`. A label outside `classes` (or missing) is outside the declared
     data domain and is refused: a domain check on a public input, not a data-dependent branch of the mechanism.
@@ -335,7 +244,7 @@ class GaussRelease:
         if not isinstance(self.class_renormalize, (bool, np.bool_)): raise TypeError(f"class_renormalize must be True or False, got {self.class_renormalize!r}")
         check_sampler(self.sampler)
         if self._task() == 'classification':
-            _check_classes(self.classes)
+            check_classes(self.classes, keep_order=True, at_least=2)
             if self.class_sizes not in ('private', 'public'):
                 raise ValueError(f"class_sizes must be 'private' (noisy counts) or 'public' (the papers' assumption), got {self.class_sizes!r}")
             if self.published and self.class_sizes != 'public':
@@ -367,7 +276,7 @@ def fit(self: GaussRelease, X, y=None, **kw):
     """Fit the DP model; spends `epsilon` in total. X: (n, m) array or DataFrame (n is public: replace-one neighbours);
     y: labels for supervised tasks (classification: values in the public `classes`). X may be a Dask collection (see `_fit_dask`)."""
     if self.task is None and y is not None and self.classes is None:      # labels given, label set not: refuse
-        raise ValueError(_CLASSES_MSG + " (or pass task='regression' or task='unsupervised')")
+        raise ValueError(CLASSES_MESSAGE + " (or pass task='regression' or task='unsupervised')")
     if is_dask(X) or (self._exact and self._exact_unsupported() is None):  # see "Exact statistics, on Dask" below
         return self._fit_dask(X, y, **kw)
     A, meta = _rows_view(X)
@@ -378,7 +287,7 @@ def fit(self: GaussRelease, X, y=None, **kw):
     self.y_name_ = y.name if isinstance(y, pd.Series) else None
     self.n_features_in_, self.p_ = m, p
     if self._task() == 'classification':
-        self.classes_ = _check_classes(self.classes)
+        self.classes_ = check_classes(self.classes, keep_order=True, at_least=2)
         codes = _label_codes(y, n, self.classes_)
         private = self.class_sizes == 'private'
         b = self._budgets(eps * (1 - self.count_share) if private else eps, fr)
@@ -428,7 +337,7 @@ def _fit_classes_private(self: GaussRelease, A, codes, b, rng):
     V = U - mus[codes]
     if paper: V = unit_rows(V); r = 1.0                                      # Alg. 5 read literally: re-normalised rows
     else: r = 2.0                                                            # ||u - mu_c|| <= 2
-    Z = _clip_rows(V @ W, r)                                                 # ||W^T v|| <= ||v|| (Lemma 3); clip = rounding guard
+    Z = clip_rows(V @ W, r)                                                 # ||W^T v|| <= ||v|| (Lemma 3); clip = rounding guard
     # the noisy per-class second moments, released by the step shared with the Dask fit
     self._release_class_moments([Z[codes == c].T @ Z[codes == c] for c in range(K)], mus, den, b, rng, r)
 
@@ -637,13 +546,13 @@ def _prep_centred(W, mu=None, mus=None, classes=None, r=1.0):
     def prep(A, yb):
         if classes is None: idx, V = np.zeros(len(A), dtype=np.int64), preprocess_rows(A, mu)
         else: idx = _codes_in(yb, classes); V = unit_rows(A) - mus[idx]
-        return _clip_rows(V @ W, r), idx
+        return clip_rows(V @ W, r), idx
     return prep
 
 def _noisy_moment(M, n, eps, rng, sampler, release, published, r=1.0):
     "Release of a second moment M = (1/n) Σ z zᵀ of rows with norm ≤ r: the noise rules of `release_second_moment` (no labels)."
     p = M.shape[0]
-    return _laplace_moment(M, cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r),
+    return laplace_moment(M, cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r),
                            cov_l1_sensitivity(p, n, r, published=True), eps, rng, sampler, release, published)
 
 
@@ -675,7 +584,7 @@ def _fit_dask(self: GaussRelease, X, y=None, **kw):
     # any split (exact integer sums). Quantisation truncates toward zero, so no entry and no row norm grows: the rows keep
     # their public norm bounds (1 for unit / Alg. 1 rows, r for class-centred rows) and every sensitivity bound holds.
     if task == 'classification':
-        self.classes_ = _check_classes(self.classes)
+        self.classes_ = check_classes(self.classes, keep_order=True, at_least=2)
         K = len(self.classes_)
         if not on_dask: y = _label_codes(y, len(X), self.classes_)             # the in-memory checks, then class indices
         lab = self.classes_ if on_dask else np.arange(K)
@@ -702,7 +611,7 @@ def _fit_dask(self: GaussRelease, X, y=None, **kw):
             G = exact_moments(X, None, 1, prep=_prep_centred(np.eye(m), mu=mu), bound=1.0)['second'] / n   # pass 2
             bs = _noise_scale(cov_upper_l1_sensitivity(m, n), b['pca'], 'the PCA')
             if smp == 'safe': Mn = sym_from_upper(add_laplace(G[np.triu_indices(m)], bs, rng, smp, sensitivity=cov_upper_l1_sensitivity(m, n)), m)
-            else: Mn = G + _sym_noise(m, bs, rng, smp)
+            else: Mn = G + symmetric_noise(m, bs, rng, 'laplace', smp)
             W = top_eigvecs(Mn, p)
             M = W.T @ G @ W                                                   # second moment of z = W^T x̃ (‖z‖ ≤ 1)
         else:
@@ -754,7 +663,7 @@ def _release_class_moments(self: GaussRelease, Ts, mus, den, b, rng, r):
     scale = _noise_scale(sens, b['cov'], 'the class covariances')
     for c in range(K):
         T = Ts[c]
-        if self.release == 'upper': T = T + _sym_noise(len(T), scale, rng, smp)
+        if self.release == 'upper': T = T + symmetric_noise(len(T), scale, rng, 'laplace', smp)
         else: E = laplace_noise(scale, T.shape, rng, smp); T = T + (E + E.T) / 2
         self.means_.append(mus[c] @ W); self.covs_.append(psd_project(T / den[c]))
 
@@ -834,7 +743,7 @@ class IdentityRelease:
         check_sampler(self.sampler)
         if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
         if self._task() == 'classification':
-            _check_classes(self.classes)
+            check_classes(self.classes, keep_order=True, at_least=2)
             if self.class_sizes not in ('private', 'public'):
                 raise ValueError(f"class_sizes must be 'private' or 'public', got {self.class_sizes!r}")
             s = check_positive(self.label_share, 'label_share')
@@ -851,7 +760,7 @@ def fit(self: IdentityRelease, X, y=None, X_public=None):
     """Release the noisy projected rows (epsilon-DP, replace-one, n public). Classification: labels by K-ary randomised
     response (default) or exact (class_sizes='public', the papers' setting: labels are then NOT protected)."""
     if self.task is None and y is not None and self.classes is None:      # labels given, label set not: refuse
-        raise ValueError(_CLASSES_MSG + " (or pass task='regression' or task='unsupervised')")
+        raise ValueError(CLASSES_MESSAGE + " (or pass task='regression' or task='unsupervised')")
     A, meta = as_matrix(X)
     n, m = A.shape
     eps, k = self._validate(m)
@@ -875,7 +784,7 @@ def fit(self: IdentityRelease, X, y=None, X_public=None):
         self.rows_, self.labels_ = out[:, :-1], out[:, -1]
         self.budget_ = dict(rows=eps)
     elif self._task() == 'classification':
-        self.classes_ = _check_classes(self.classes)
+        self.classes_ = check_classes(self.classes, keep_order=True, at_least=2)
         codes = _label_codes(y, n, self.classes_)
         if self.class_sizes == 'public':
             self.rows_, self.labels_ = _laplace(Y, dx, eps, rng, self.sampler, 'the rows'), self.classes_[codes]

@@ -18,13 +18,13 @@ import pandas as pd
 from scipy import optimize, special
 
 # %% auto #0
-__all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'as_rng', 'check_epsilon', 'check_delta', 'check_positive', 'check_int',
-           'check_fractions', 'InputMeta', 'as_matrix', 'like_input', 'replace_one', 'remove_one', 'add_one',
-           'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise', 'laplace_scale', 'laplace_mech',
-           'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic', 'gaussian_sigma_dprp',
+__all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'NONFINITE_ROWS', 'as_rng', 'check_epsilon', 'check_delta',
+           'check_positive', 'check_int', 'check_fractions', 'InputMeta', 'as_matrix', 'like_input', 'replace_one',
+           'remove_one', 'add_one', 'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise', 'laplace_scale',
+           'laplace_mech', 'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic', 'gaussian_sigma_dprp',
            'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget', 'safe_grid',
-           'add_laplace', 'add_gaussian', 'check_classes', 'dp_quantile', 'private_bounds', 'row_norms', 'clip_rows',
-           'sym_from_upper', 'symmetric_noise', 'normalize_rows']
+           'add_laplace', 'add_gaussian', 'check_classes', 'dp_quantile', 'private_bounds', 'row_norms', 'unit_rows',
+           'normalize_rows', 'clip_rows', 'sym_from_upper', 'symmetric_noise']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -471,17 +471,26 @@ def _safe_slack(epsilon:float, delta:float) -> tuple:
 # %% ../nbs/00_privacy.ipynb #68ea4679
 CLASSES_MESSAGE = "classes: pass the public list of label values, e.g. classes=[0, 1]"
 
-def check_classes(classes) -> np.ndarray:
-    "Validate a public list of label values: non-empty, 1-D, no missing values, no duplicates, not a continuous target. Returns it sorted."
-    c = np.asarray(classes)
-    if c.ndim != 1 or c.size == 0: raise ValueError(f"classes must be a non-empty 1-D list of label values, got {classes!r}")
+def check_classes(classes, # the public label values, a 1-D list
+                  keep_order: bool = False, # True: returned in the given order (a label's code is its position), else sorted
+                  at_least: int = 1, # the fewest label values accepted (2 for a classifier)
+                 ) -> np.ndarray:
+    """Validate a public list of label values: 1-D, at least `at_least` values, no missing values, no duplicates, not a
+    continuous target. Returns it sorted, or in the given order. A check of a public input: it may raise."""
+    if classes is None: raise ValueError(CLASSES_MESSAGE)
+    if isinstance(classes, (str, bytes)) or np.ndim(classes) != 1:
+        raise TypeError(f"{CLASSES_MESSAGE} (a non-empty 1-D list of label values, got {classes!r})")
+    c = np.asarray(list(classes))
+    if len(c) < max(at_least, 1):
+        need = 'classification needs at least two label values' if at_least >= 2 else 'a non-empty list is needed'
+        raise ValueError(f"classes: {need}, got {c.tolist()}")
     if pd.isna(c).any(): raise ValueError("classes must not contain missing values")
     if c.dtype.kind == 'f' and np.any(c != np.round(c)):
         raise ValueError("classes: non-integer float labels look like a continuous target; these estimators release class labels "
                          "(regression is not supported): pass the list of label values")
     u = np.unique(c)
-    if len(u) != len(c): raise ValueError(f"classes contains duplicate values: {classes!r}")
-    return u
+    if len(u) != len(c): raise ValueError(f"classes contains duplicate values (the label values must be distinct): {c.tolist()}")
+    return c if keep_order else u
 
 # %% ../nbs/00_privacy.ipynb #67969cf3
 BOUND_GRID = np.concatenate([-10.0 ** (np.arange(72, -49, -1) / 8), [0.0], 10.0 ** (np.arange(-48, 73) / 8)])
@@ -525,33 +534,83 @@ def private_bounds(X, # (n, d) private data
     return lo, hi
 
 # %% ../nbs/00_privacy.ipynb #9eed8854
+NONFINITE_ROWS = "X contains NaN or infinite values: the data domain is finite real rows"
+
+def _rescaled(A, idx) -> tuple:
+    "Rows `idx` of `A` divided by their largest |entry| (entries in [-1, 1]: the squared norm is safe), and that largest |entry| a."
+    a = np.max(np.abs(A[idx]), axis=1) if A.shape[1] else np.zeros(len(idx))
+    with np.errstate(invalid='ignore'): return A[idx] / np.where(a > 0, a, 1.0)[:, None], a
+
 def row_norms(X) -> np.ndarray:
     """L2 norms of the rows, exact at any finite magnitude: rows whose squared norm would overflow (entries >~ 1e154) or
-    underflow (entries <~ 1e-150) are divided by their largest |entry| first. Returns inf only if the norm itself exceeds float64."""
+    underflow (entries <~ 1e-150) are divided by their largest |entry| first. Returns inf only if the norm itself exceeds
+    float64 (or a row has an infinite entry), NaN for a row with a NaN."""
     A = np.asarray(X, dtype=float)
     s = np.einsum('ij,ij->i', A, A)
-    odd = ~np.isfinite(s) | (s < 1e-280)
     out = np.sqrt(s)
-    if odd.any():
-        B = A[odd]
-        a = np.max(np.abs(B), axis=1)
-        with np.errstate(over='ignore', invalid='ignore', divide='ignore'):
-            nb = a * np.linalg.norm(B / np.where(a > 0, a, 1.0)[:, None], axis=1)
-        out[odd] = np.where(a > 0, nb, 0.0)
+    odd = np.flatnonzero(~np.isfinite(s) | (s < 1e-280))
+    if len(odd):
+        B, a = _rescaled(A, odd)
+        with np.errstate(over='ignore', invalid='ignore'): nb = a * np.linalg.norm(B, axis=1)
+        out[odd] = np.where(np.isinf(a), np.inf, nb)
     return out
+
+# %% ../nbs/00_privacy.ipynb #2f486144
+def _rows_view(X, name='X'):
+    "Float64 2-D array without copying when possible (never written to); other inputs go through `as_matrix`."
+    if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and X.size:
+        return X, None
+    return as_matrix(X, name)
+
+def _row_scales(A) -> tuple:
+    """Row norms as scales, without overflow or underflow: `(inv, idx, U)`. `inv[i]` = 1/||x_i|| for ordinary rows (0 for
+    zero rows and for the rows in `idx`); `idx` = rows whose squared norm overflows (entries >~ 1e154) or underflows
+    (entries <~ 1e-150); `U` = their unit vectors, from the row divided by its largest |entry|. Non-finite rows are refused."""
+    s = np.einsum('ij,ij->i', A, A)
+    odd = ~np.isfinite(s) | (s < 1e-280)
+    inv = np.zeros(len(A))
+    inv[~odd] = 1.0 / np.sqrt(s[~odd])
+    idx = np.flatnonzero(odd)
+    B, a = _rescaled(A, idx)
+    if not np.all(np.isfinite(a)): raise ValueError(NONFINITE_ROWS)   # a domain check; the message names no value
+    idx, B = idx[a > 0], B[a > 0]                                         # zero rows stay zero
+    return inv, idx, B / np.linalg.norm(B, axis=1, keepdims=True)
+
+# %% ../nbs/00_privacy.ipynb #40e5f761
+def unit_rows(X) -> np.ndarray:
+    "Every row scaled to L2 norm 1 (zero rows stay zero), exact at any finite magnitude (1e300 or 1e-300). A new array."
+    if np.size(X) == 0: return np.zeros(np.shape(X))                     # no rows (e.g. an empty partition)
+    A, _ = _rows_view(X)
+    inv, idx, U = _row_scales(A)
+    out = A * inv[:, None]
+    out[idx] = U
+    return out
+
+# %% ../nbs/00_privacy.ipynb #2774ab71
+def normalize_rows(X, # (n, m) data, array or DataFrame
+                   row_norm: float = 1.0, # target norm r
+                   name: str = 'X', # how errors refer to X
+                  ):
+    "Scale every row to L2 norm `row_norm` (zero rows stay zero), through `unit_rows`; a new array, or a DataFrame if X was one."
+    A, meta = as_matrix(X, name=name)
+    r = check_positive(row_norm, 'row_norm')
+    U = unit_rows(A)
+    return like_input(U if r == 1.0 else U * r, meta)
 
 # %% ../nbs/00_privacy.ipynb #42403dde
 def clip_rows(X, # (n, d) finite data
               radius: float, # rows longer than this are scaled back onto the sphere of this radius
               copy: bool = True, # False: work in place on X (a float64 array the caller owns, e.g. a private copy)
              ) -> np.ndarray:
-    "Rows with L2 norm > radius scaled onto the sphere (direction kept at any finite magnitude); other rows unchanged."
+    """Rows with L2 norm > radius scaled onto the sphere (direction kept at any finite magnitude); other rows unchanged.
+    Rows with a NaN or infinite entry are refused (the message names no value)."""
+    radius = check_positive(radius, 'radius')
     A = np.array(X, dtype=float, copy=True) if copy else X
-    r = row_norms(A)
-    bad = np.flatnonzero(r > radius)
+    bad = np.flatnonzero(~(row_norms(A) <= radius))                       # NaN rows too
     if len(bad):
-        B = A[bad] / np.max(np.abs(A[bad]), axis=1)[:, None]                  # entries in [-1, 1]: the norm is safe
-        A[bad] = radius * B / np.linalg.norm(B, axis=1, keepdims=True)
+        B, a = _rescaled(A, bad)
+        if not np.all(np.isfinite(a)): raise ValueError(NONFINITE_ROWS)
+        A[bad] = radius * B / np.linalg.norm(B, axis=1, keepdims=True)   # entries of B in [-1, 1]: the norm is safe
     return A
 
 # %% ../nbs/00_privacy.ipynb #4221b6ba
@@ -590,15 +649,3 @@ def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', samp
     elif kind == 'laplace': v = laplace_noise(sigma, m, rng, sampler)
     else: raise ValueError(f"kind must be 'gaussian' or 'laplace', got {kind!r}")
     return sym_from_upper(v, p)
-
-# %% ../nbs/00_privacy.ipynb #2774ab71
-def normalize_rows(X, # (n, m) data, array or DataFrame
-                   row_norm: float = 1.0, # target norm r
-                   name: str = 'X', # how errors refer to X
-                  ):
-    "Scale every row to L2 norm `row_norm` (zero rows stay zero); a new array, or a DataFrame if X was one."
-    A, meta = as_matrix(X, name=name)
-    r = check_positive(row_norm, 'row_norm')
-    nrm = np.linalg.norm(A, axis=1, keepdims=True)
-    out = np.divide(A * r, nrm, out=np.zeros_like(A), where=nrm > 0)
-    return like_input(out, meta)
