@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 from scipy import optimize, special
 
 # %% auto #0
@@ -161,6 +162,7 @@ def check_sampler(sampler) -> str:
         raise ValueError(f"sampler must be one of {sorted(SAMPLERS)}, got {sampler!r}")
     return sampler
 
+# %% ../nbs/00_privacy.ipynb #71c17a2a
 def laplace_noise(scale:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
     """I.i.d. Laplace(0, `scale`) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -168,6 +170,7 @@ def laplace_noise(scale:float, size=None, rng=None, sampler:str='numpy') -> np.n
     b = check_positive(scale, 'scale')
     return np.asarray(SAMPLERS[check_sampler(sampler)][0](b, size, as_rng(rng)), dtype=float)
 
+# %% ../nbs/00_privacy.ipynb #f647afe1
 def gaussian_noise(sigma:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
     """I.i.d. N(0, `sigma`²) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -175,10 +178,12 @@ def gaussian_noise(sigma:float, size=None, rng=None, sampler:str='numpy') -> np.
     s = check_positive(sigma, 'sigma')
     return np.asarray(SAMPLERS[check_sampler(sampler)][1](s, size, as_rng(rng)), dtype=float)
 
+# %% ../nbs/00_privacy.ipynb #b4b1311b
 def laplace_scale(sensitivity:float, epsilon:float) -> float:
     "The Laplace scale $b = \\Delta_1/\\varepsilon$ that makes the Laplace mechanism $\\varepsilon$-DP."
     return check_positive(sensitivity, 'sensitivity') / check_epsilon(epsilon)
 
+# %% ../nbs/00_privacy.ipynb #a6f82cf3
 def laplace_mech(value, sensitivity:float, epsilon:float, rng=None, sampler:str='numpy') -> np.ndarray:
     """Release `value` (scalar, vector or matrix) plus i.i.d. Laplace($\\Delta_1/\\varepsilon$) noise on every entry.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -198,6 +203,7 @@ def gaussian_delta(sigma:float, sensitivity:float, epsilon:float) -> float:
     a, c = D / (2 * s), e * s / D
     return float(max(special.ndtr(a - c) - math.exp(e + special.log_ndtr(-a - c)), 0.0))
 
+# %% ../nbs/00_privacy.ipynb #22df0921
 def gaussian_sigma_analytic(sensitivity:float, epsilon:float, delta:float, rtol:float=1e-12) -> float:
     "The smallest $\\sigma$ with `gaussian_delta(σ, Δ₂, ε) <= δ`: the analytic Gaussian mechanism."
     D, e = check_positive(sensitivity, 'sensitivity'), check_epsilon(epsilon)
@@ -208,6 +214,7 @@ def gaussian_sigma_analytic(sensitivity:float, epsilon:float, delta:float, rtol:
     while f(hi) > 0: hi += 5
     return math.exp(optimize.brentq(f, lo, hi, xtol=rtol / 10, rtol=4 * np.finfo(float).eps, maxiter=500))
 
+# %% ../nbs/00_privacy.ipynb #5de55d76
 def gaussian_sigma_classic(sensitivity:float, epsilon:float, delta:float, allow_invalid:bool=False) -> float:
     "Classical calibration $\\sigma = \\Delta_2\\sqrt{2\\ln(1.25/\\delta)}/\\varepsilon$; valid only for $\\varepsilon < 1$."
     D, e = check_positive(sensitivity, 'sensitivity'), check_epsilon(epsilon)
@@ -218,6 +225,7 @@ def gaussian_sigma_classic(sensitivity:float, epsilon:float, delta:float, allow_
         warnings.warn(msg, stacklevel=2)
     return D * math.sqrt(2 * math.log(1.25 / d)) / e
 
+# %% ../nbs/00_privacy.ipynb #74fa2977
 def gaussian_sigma_dprp(sensitivity:float, epsilon:float, delta:float) -> float:
     "DPRP Lemma 3: $\\sigma^2 = 2\\Delta_2^2(\\ln(1/(2\\delta)) + \\varepsilon)/\\varepsilon^2$, for $\\delta < 1/2$."
     D, e = check_positive(sensitivity, 'sensitivity'), check_epsilon(epsilon)
@@ -225,6 +233,7 @@ def gaussian_sigma_dprp(sensitivity:float, epsilon:float, delta:float) -> float:
     if d >= 0.5: raise ValueError(f"delta must be < 1/2 for the DPRP calibration, got {d}")
     return D * math.sqrt(2 * (math.log(1 / (2 * d)) + e)) / e
 
+# %% ../nbs/00_privacy.ipynb #b7ccab8f
 _SIGMA = {'analytic': gaussian_sigma_analytic, 'classic': gaussian_sigma_classic, 'dprp': gaussian_sigma_dprp}
 
 def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='analytic', **kwargs) -> float:
@@ -232,6 +241,7 @@ def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='an
     if method not in _SIGMA: raise ValueError(f"method must be one of {sorted(_SIGMA)}, got {method!r}")
     return _SIGMA[method](sensitivity, epsilon, delta, **kwargs)
 
+# %% ../nbs/00_privacy.ipynb #c88af578
 def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic', sampler:str='numpy') -> np.ndarray:
     """Release `value` plus i.i.d. $N(0,\\sigma^2)$ noise on every entry, $\\sigma$ = `gaussian_sigma(Δ₂, ε, δ, method)`.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -245,6 +255,7 @@ def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None
         return add_gaussian(v, sigma, rng, 'safe')
     return v + gaussian_noise(sigma, v.shape, rng, sampler)
 
+# %% ../nbs/00_privacy.ipynb #64c639e2
 def gaussian_epsilon(sigma:float, sensitivity:float, delta:float) -> float:
     "The smallest $\\varepsilon$ for which noise `sigma` gives $(\\varepsilon,\\delta)$-DP (inverse of `gaussian_delta` in $\\varepsilon$)."
     s, D = check_positive(sigma, 'sigma'), check_positive(sensitivity, 'sensitivity')
@@ -259,6 +270,7 @@ def gaussian_epsilon(sigma:float, sensitivity:float, delta:float) -> float:
 class BudgetExceeded(ValueError):
     "Raised when a mechanism would spend more privacy budget than is left."
 
+# %% ../nbs/00_privacy.ipynb #0e86d0f3
 _TOL = 1e-12
 
 class Budget:
@@ -268,61 +280,72 @@ class Budget:
         self._ledger = []
         self.children = []
 
-    @property
-    def spent(self) -> tuple:
-        "(ε, δ) spent so far (sequential composition: sums)."
-        return (sum(e for _, e, _ in self._ledger), sum(d for _, _, d in self._ledger))
+# %% ../nbs/00_privacy.ipynb #939ad563
+@patch(as_prop=True)
+def spent(self:Budget) -> tuple:
+    "(ε, δ) spent so far (sequential composition: sums)."
+    return (sum(e for _, e, _ in self._ledger), sum(d for _, _, d in self._ledger))
 
-    @property
-    def remaining(self) -> tuple:
-        "(ε, δ) still available."
-        e, d = self.spent
-        return (max(self.epsilon - e, 0.0), max(self.delta - d, 0.0))
+# %% ../nbs/00_privacy.ipynb #9ad56a12
+@patch(as_prop=True)
+def remaining(self:Budget) -> tuple:
+    "(ε, δ) still available."
+    e, d = self.spent
+    return (max(self.epsilon - e, 0.0), max(self.delta - d, 0.0))
 
-    @property
-    def ledger(self) -> pd.DataFrame:
-        "Every charge as a table: label, ε, δ."
-        return pd.DataFrame(self._ledger, columns=['label', 'epsilon', 'delta'])
+# %% ../nbs/00_privacy.ipynb #3d505729
+@patch(as_prop=True)
+def ledger(self:Budget) -> pd.DataFrame:
+    "Every charge as a table: label, ε, δ."
+    return pd.DataFrame(self._ledger, columns=['label', 'epsilon', 'delta'])
 
-    def spend(self, epsilon:float, delta:float=0.0, label:str='') -> tuple:
-        "Charge $(\\varepsilon,\\delta)$; raise `BudgetExceeded` if that is more than remains."
-        e = check_epsilon(epsilon); d = check_delta(delta)
-        re, rd = self.remaining
-        if e > re * (1 + _TOL) + _TOL or d > rd * (1 + _TOL) + _TOL:
-            raise BudgetExceeded(f"{self.name}: spending (epsilon={e:.6g}, delta={d:.3g}){' for ' + label if label else ''} "
-                                 f"exceeds what remains (epsilon={re:.6g}, delta={rd:.3g})")
-        self._ledger.append((label, e, d))
-        return e, d
+# %% ../nbs/00_privacy.ipynb #bf159a18
+@patch
+def spend(self:Budget, epsilon:float, delta:float=0.0, label:str='') -> tuple:
+    "Charge $(\\varepsilon,\\delta)$; raise `BudgetExceeded` if that is more than remains."
+    e = check_epsilon(epsilon); d = check_delta(delta)
+    re, rd = self.remaining
+    if e > re * (1 + _TOL) + _TOL or d > rd * (1 + _TOL) + _TOL:
+        raise BudgetExceeded(f"{self.name}: spending (epsilon={e:.6g}, delta={d:.3g}){' for ' + label if label else ''} "
+                             f"exceeds what remains (epsilon={re:.6g}, delta={rd:.3g})")
+    self._ledger.append((label, e, d))
+    return e, d
 
-    def split(self, fractions, delta_fractions=None):
-        "Reserve fractions of what remains for sub-budgets (sequential composition). A dict gives a dict, a list a list."
-        f = check_fractions(fractions, 'fractions')
-        fd = f if delta_fractions is None else check_fractions(delta_fractions, 'delta_fractions')
-        if len(fd) != len(f): raise ValueError("delta_fractions must have as many entries as fractions")
-        labels = list(fractions.keys()) if isinstance(fractions, dict) else [f'part {i}' for i in range(len(f))]
-        re, rd = self.remaining
-        kids = []
-        for lab, fe, fdd in zip(labels, f, fd):
-            if fe == 0: raise ValueError(f"fractions: the part {lab!r} has epsilon fraction 0")
-            kid = Budget(re * fe, rd * fdd, name=f'{self.name}/{lab}')
-            self._ledger.append((f'reserved for {lab}', re * fe, rd * fdd)); kids.append(kid)
-        self.children += kids
-        return dict(zip(labels, kids)) if isinstance(fractions, dict) else kids
+# %% ../nbs/00_privacy.ipynb #82548252
+@patch
+def split(self:Budget, fractions, delta_fractions=None):
+    "Reserve fractions of what remains for sub-budgets (sequential composition). A dict gives a dict, a list a list."
+    f = check_fractions(fractions, 'fractions')
+    fd = f if delta_fractions is None else check_fractions(delta_fractions, 'delta_fractions')
+    if len(fd) != len(f): raise ValueError("delta_fractions must have as many entries as fractions")
+    labels = list(fractions.keys()) if isinstance(fractions, dict) else [f'part {i}' for i in range(len(f))]
+    re, rd = self.remaining
+    kids = []
+    for lab, fe, fdd in zip(labels, f, fd):
+        if fe == 0: raise ValueError(f"fractions: the part {lab!r} has epsilon fraction 0")
+        kid = Budget(re * fe, rd * fdd, name=f'{self.name}/{lab}')
+        self._ledger.append((f'reserved for {lab}', re * fe, rd * fdd)); kids.append(kid)
+    self.children += kids
+    return dict(zip(labels, kids)) if isinstance(fractions, dict) else kids
 
-    def parallel(self, k:int, epsilon:float=None, delta:float=None) -> list:
-        "`k` budgets of $(\\varepsilon,\\delta)$ each for mechanisms on **disjoint** partitions; the parent is charged once."
-        k = check_int(k, 'k')
-        re, rd = self.remaining
-        e = re if epsilon is None else epsilon
-        d = rd if delta is None else delta
-        self.spend(e, d, label=f'parallel over {k} disjoint partitions')
-        kids = [Budget(e, d, name=f'{self.name}/partition {i}') for i in range(k)]
-        self.children += kids
-        return kids
+# %% ../nbs/00_privacy.ipynb #4f190cbb
+@patch
+def parallel(self:Budget, k:int, epsilon:float=None, delta:float=None) -> list:
+    "`k` budgets of $(\\varepsilon,\\delta)$ each for mechanisms on **disjoint** partitions; the parent is charged once."
+    k = check_int(k, 'k')
+    re, rd = self.remaining
+    e = re if epsilon is None else epsilon
+    d = rd if delta is None else delta
+    self.spend(e, d, label=f'parallel over {k} disjoint partitions')
+    kids = [Budget(e, d, name=f'{self.name}/partition {i}') for i in range(k)]
+    self.children += kids
+    return kids
 
-    def __repr__(self):
-        (se, sd), = [self.spent]
-        return f"Budget({self.name}: epsilon {se:.4g}/{self.epsilon:.4g} spent, delta {sd:.3g}/{self.delta:.3g} spent)"
+# %% ../nbs/00_privacy.ipynb #d41142d9
+@patch
+def __repr__(self:Budget):
+    (se, sd), = [self.spent]
+    return f"Budget({self.name}: epsilon {se:.4g}/{self.epsilon:.4g} spent, delta {sd:.3g}/{self.delta:.3g} spent)"
 
 # %% ../nbs/00_privacy.ipynb #5cd5dcc3
 def _bern_exp_frac(num, den, rng) -> np.ndarray:
@@ -422,21 +445,27 @@ def _on_grid(v:np.ndarray, g:float, K:np.ndarray) -> np.ndarray:
     out = [float((round(Fraction(float(x)) / G) + int(k)) * G) for x, k in zip(v.ravel(), K)]
     return np.array(out, dtype=float).reshape(v.shape)
 
+def _add_noise(value, scale, rng, sampler, sensitivity, name, norm):
+    "The body of `add_laplace` (norm='l1') and `add_gaussian` (norm='l2'): raw noise, or the exact sum on the safe grid."
+    s = check_positive(scale, name)
+    v = np.array(value, dtype=float, copy=True)
+    raw, exact = (laplace_noise, _discrete_laplace) if norm == 'l1' else (gaussian_noise, _discrete_gaussian)
+    if check_sampler(sampler) != 'safe': return v + raw(s, v.shape, rng, sampler)
+    if sensitivity is not None:
+        D = check_positive(sensitivity, 'sensitivity')
+        s = _grid_calibrated(lambda d: s * d / D, D, v.size, norm)
+    g, t = _grid_units(s)
+    return _on_grid(v, g, exact(t, v.size, as_rng(rng)))
+
 def add_laplace(value, scale:float, rng=None, sampler:str='numpy', sensitivity:float|None=None) -> np.ndarray:
     """`value` + i.i.d. Laplace(`scale`) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(scale)`
     and the sum is exact. The rounding can move a neighbour's value by up to `value.size` grid steps more (in L1):
     pass the `sensitivity` Δ₁ that `scale` was calibrated for and the scale is raised in proportion to cover it
     (as `laplace_mech` does); without it the caller must have charged the rounding. The numpy sampler ignores it.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    b = check_positive(scale, 'scale')
-    v = np.array(value, dtype=float, copy=True)
-    if check_sampler(sampler) != 'safe': return v + laplace_noise(b, v.shape, rng, sampler)
-    if sensitivity is not None:
-        D = check_positive(sensitivity, 'sensitivity')
-        b = _grid_calibrated(lambda d: b * d / D, D, v.size, 'l1')
-    g, t = _grid_units(b)
-    return _on_grid(v, g, _discrete_laplace(t, v.size, as_rng(rng)))
+    return _add_noise(value, scale, rng, sampler, sensitivity, 'scale', 'l1')
 
+# %% ../nbs/00_privacy.ipynb #6cba0601
 def add_gaussian(value, sigma:float, rng=None, sampler:str='numpy', sensitivity:float|None=None) -> np.ndarray:
     """`value` + i.i.d. N(0, `sigma`²) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(sigma)`
     and the sum is exact. The rounding can move a neighbour's value by up to `sqrt(value.size)` grid steps more (in L2):
@@ -444,14 +473,7 @@ def add_gaussian(value, sigma:float, rng=None, sampler:str='numpy', sensitivity:
     calibration in dpnotes is linear in Δ₂); `gaussian_mech` also leaves room for the float acceptance step.
     The numpy sampler ignores `sensitivity`.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    s = check_positive(sigma, 'sigma')
-    v = np.array(value, dtype=float, copy=True)
-    if check_sampler(sampler) != 'safe': return v + gaussian_noise(s, v.shape, rng, sampler)
-    if sensitivity is not None:
-        D = check_positive(sensitivity, 'sensitivity')
-        s = _grid_calibrated(lambda d: s * d / D, D, v.size, 'l2')
-    g, k = _grid_units(s)
-    return _on_grid(v, g, _discrete_gaussian(k, v.size, as_rng(rng)))
+    return _add_noise(value, sigma, rng, sampler, sensitivity, 'sigma', 'l2')
 
 def _grid_calibrated(scale_of, sensitivity:float, m:int, norm:str) -> float:
     "Noise scale when m entries are rounded to the grid first: Δ grows by m·g (L1) or √m·g (L2), g the grid of the final scale."
