@@ -54,46 +54,66 @@ class GaussRelease:
         self.class_renormalize, self.classes, self.class_sizes, self.count_share, self.sampler = (
             class_renormalize, classes, class_sizes, count_share, sampler)
 
-    def _validate(self, m):
-        "All parameter checks, in one place. Returns (epsilon, p, budget fractions)."
-        eps = check_epsilon(self.epsilon)
-        if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
-        if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
-        if self.release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {self.release!r}")
-        p = self._default_p(m) if self.p is None else check_int(self.p, 'p')
-        if p > m: raise ValueError(f"p (= {p}) must not exceed the number of features m (= {m})")
-        fr = check_fractions(self._split_value(), 'split')
-        if len(fr) != self._n_budgets: raise ValueError(f"split must have {self._n_budgets} fractions, got {len(fr)}")
-        if np.any(fr <= 0): raise ValueError("split fractions must be > 0")
-        if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
-        if not isinstance(self.class_renormalize, (bool, np.bool_)): raise TypeError(f"class_renormalize must be True or False, got {self.class_renormalize!r}")
-        check_sampler(self.sampler)
-        if self._task() == 'classification':
-            check_classes(self.classes, keep_order=True, at_least=2)
-            if self.class_sizes not in ('private', 'public'):
-                raise ValueError(f"class_sizes must be 'private' (noisy counts) or 'public' (the papers' assumption), got {self.class_sizes!r}")
-            if self.published and self.class_sizes != 'public':
-                raise ValueError("published=True reproduces the paper, which treats class sizes as public: pass class_sizes='public'")
-            if self.class_sizes == 'private':
-                c = check_positive(self.count_share, 'count_share')
-                if c >= 1: raise ValueError(f"count_share must lie in (0, 1), got {c}")
-        return eps, p, fr
+# %% ../nbs/24_gaussian_release.ipynb #6adb9a92
+@patch
+def _validate(self:GaussRelease, m):
+    "All parameter checks, in one place. Returns (epsilon, p, budget fractions)."
+    eps = check_epsilon(self.epsilon)
+    if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
+    if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
+    if self.release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {self.release!r}")
+    p = self._default_p(m) if self.p is None else check_int(self.p, 'p')
+    if p > m: raise ValueError(f"p (= {p}) must not exceed the number of features m (= {m})")
+    fr = check_fractions(self._split_value(), 'split')
+    if len(fr) != self._n_budgets: raise ValueError(f"split must have {self._n_budgets} fractions, got {len(fr)}")
+    if np.any(fr <= 0): raise ValueError("split fractions must be > 0")
+    if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
+    if not isinstance(self.class_renormalize, (bool, np.bool_)): raise TypeError(f"class_renormalize must be True or False, got {self.class_renormalize!r}")
+    check_sampler(self.sampler)
+    if self._task() == 'classification':
+        check_classes(self.classes, keep_order=True, at_least=2)
+        if self.class_sizes not in ('private', 'public'):
+            raise ValueError(f"class_sizes must be 'private' (noisy counts) or 'public' (the papers' assumption), got {self.class_sizes!r}")
+        if self.published and self.class_sizes != 'public':
+            raise ValueError("published=True reproduces the paper, which treats class sizes as public: pass class_sizes='public'")
+        if self.class_sizes == 'private':
+            c = check_positive(self.count_share, 'count_share')
+            if c >= 1: raise ValueError(f"count_share must lie in (0, 1), got {c}")
+    return eps, p, fr
 
-    def _task(self):
-        "The task as given, or (task=None) 'classification' when `classes` is given, else 'unsupervised'."
-        return self.task if self.task is not None else ('classification' if self.classes is not None else 'unsupervised')
+# %% ../nbs/24_gaussian_release.ipynb #f00159a5
+@patch
+def _task(self:GaussRelease):
+    "The task as given, or (task=None) 'classification' when `classes` is given, else 'unsupervised'."
+    return self.task if self.task is not None else ('classification' if self.classes is not None else 'unsupervised')
 
-    # --- hooks (overridden) -------------------------------------------------------------------------
-    def _default_p(self, m): return m
-    def _split_value(self): return self.split
-    def _budgets(self, eps, fr): return dict(pca=0.0, mu=eps * fr[0], cov=eps * fr[1])
-    def _projection(self, m, p, rng): return haar_orthonormal(m, p, rng=rng)
-    def _global(self, A, p, b, rng, **kw):
-        "Unsupervised / regression: (Z, mu, W)."
-        W = self._projection(A.shape[1], p, rng)
-        Z, mu = ron_preprocess_project(A, W, b['mu'], rng, sampler=self.sampler)
-        return Z, mu, W
-    def _class_basis(self, A, p, b, rng, **kw): return self._projection(A.shape[1], p, rng)
+# %% ../nbs/24_gaussian_release.ipynb #aa010460
+@patch
+def _default_p(self:GaussRelease, m): return m
+
+# %% ../nbs/24_gaussian_release.ipynb #b40748ac
+@patch
+def _split_value(self:GaussRelease): return self.split
+
+# %% ../nbs/24_gaussian_release.ipynb #f1a572e7
+@patch
+def _budgets(self:GaussRelease, eps, fr): return dict(pca=0.0, mu=eps * fr[0], cov=eps * fr[1])
+
+# %% ../nbs/24_gaussian_release.ipynb #81fe58e2
+@patch
+def _projection(self:GaussRelease, m, p, rng): return haar_orthonormal(m, p, rng=rng)
+
+# %% ../nbs/24_gaussian_release.ipynb #080cdcd4
+@patch
+def _global(self:GaussRelease, A, p, b, rng, **kw):
+    "Unsupervised / regression: (Z, mu, W)."
+    W = self._projection(A.shape[1], p, rng)
+    Z, mu = ron_preprocess_project(A, W, b['mu'], rng, sampler=self.sampler)
+    return Z, mu, W
+
+# %% ../nbs/24_gaussian_release.ipynb #ab316345
+@patch
+def _class_basis(self:GaussRelease, A, p, b, rng, **kw): return self._projection(A.shape[1], p, rng)
 
 # %% ../nbs/24_gaussian_release.ipynb #840a96e6
 @patch
@@ -136,6 +156,7 @@ def fit(self: GaussRelease, X, y=None, **kw):
     self._rng_, self._on_dask = rng, False
     return self
 
+# %% ../nbs/24_gaussian_release.ipynb #86db3619
 @patch
 def _release(self: GaussRelease, Z, yy, b, rng):
     M = release_second_moment(Z, b['cov'], y=yy, label_bound=self._a_eff, release=self.release,
@@ -166,6 +187,7 @@ def _fit_classes_private(self: GaussRelease, A, codes, b, rng):
     # the noisy per-class second moments, released by the step shared with the Dask fit
     self._release_class_moments([Z[codes == c].T @ Z[codes == c] for c in range(K)], mus, den, b, rng, r)
 
+# %% ../nbs/24_gaussian_release.ipynb #7e7d0575
 @patch
 def _fit_classes_public(self: GaussRelease, A, codes, b, rng):
     """Classification with public class sizes (the papers' assumption: the exact counts are published and NOT protected):
@@ -222,6 +244,7 @@ def _draw_released(s: dict, n: int, rng) -> tuple:
     if s['task'] == 'unsupervised': return to_out(S), None
     return to_out(S[:, :-1]), S[:, -1] + s['y_mean']
 
+# %% ../nbs/24_gaussian_release.ipynb #935bdcf9
 @patch
 def _released(self: GaussRelease) -> dict:
     "The released model as plain arrays and public settings (what sampling needs; nothing else leaves the estimator)."
@@ -297,48 +320,80 @@ class PCAGauss(GaussRelease):
         super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
                          classes, class_sizes, count_share, sampler)
         self.pca, self.delta = pca, delta
-    def _default_p(self, m): return min(m, 10)          # p=None: a fixed public rule, never a look at the data
-    @property
-    def _n_budgets(self): return 3 if self.pca in ('lap', 'analyze_gauss') else 2
-    def _validate(self, m):
-        if self.pca not in ('lap', 'analyze_gauss', 'public', 'data'): raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {self.pca!r}")
-        if self.pca == 'data':
-            if self._task() != 'unsupervised': raise ValueError("pca='data' (Alg. 1) is only for task='unsupervised'")
-            if self.output == 'original': raise ValueError("pca='data': the eigenvectors are not private, samples exist only in PCA coordinates")
-        if self.pca == 'analyze_gauss': check_delta(self.delta, allow_zero=False)
-        return super()._validate(m)
-    def _split_value(self):
-        if self.split is not None: return self.split
-        return (0.2, 0.24, 0.56) if self._n_budgets == 3 else (0.3, 0.7)
-    def _budgets(self, eps, fr):
-        if len(fr) == 3: return dict(pca=eps * fr[0], mu=eps * fr[1], cov=eps * fr[2])
-        return dict(pca=0.0, mu=eps * fr[0], cov=eps * fr[1])
-    def _public_rows(self, kw, transform):
-        Xp = kw.get('X_public')
-        if Xp is None: raise ValueError("pca='public' needs fit(X, y, X_public=...) (rows that are public or set aside)")
-        P, _ = as_matrix(Xp, 'X_public')
-        if P.shape[1] != self.n_features_in_: raise ValueError("X_public must have the same columns as X")
-        return transform(P)
-    def _basis_from(self, Xb, p, b, rng, kw, transform):
-        if self.pca == 'public': return pca_basis(self._public_rows(kw, transform), p, 'public')
-        return pca_basis(Xb, p, self.pca, b['pca'], self.delta, rng, sampler=self.sampler)
-    def _global(self, A, p, b, rng, **kw):
-        Xb, mu = ron_preprocess_project(A, None, b['mu'], rng, sampler=self.sampler)   # Alg. 1 rows (n, m), norm <= 1
-        V = self._basis_from(Xb, p, b, rng, kw, lambda P: preprocess_rows(P, mu))
-        return Xb @ V, mu, V
-    def _class_basis(self, A, p, b, rng, **kw):
-        return self._basis_from(unit_rows(A), p, b, rng, kw, unit_rows)
-    def _release(self, Z, yy, b, rng):
-        if self.pca != 'data': return super()._release(Z, yy, b, rng)
-        n, p = Z.shape                         # Alg. 1: Z = Xb V_p has diagonal second moment; release the eigenvalues
-        lam = np.einsum('ij,ij->j', Z, Z) / n
-        lam = _laplace(lam, pca_eig_l1_sensitivity(p, n), b['cov'], rng, self.sampler, 'the eigenvalues')
-        return np.diag(np.maximum(lam, 0.0))
-    def fit(self, X, y=None, **kw):
-        "Fit the DP model (see `GaussRelease.fit`). With pca='data' the eigenvectors are private: they are not kept as `W_`."
-        super().fit(X, y, **kw)
-        if self.pca == 'data': self.W_ = None          # not kept anywhere: sample() needs only the eigenvalues
-        return self
+
+# %% ../nbs/24_gaussian_release.ipynb #62c9e9b3
+@patch
+def _default_p(self:PCAGauss, m): return min(m, 10)          # p=None: a fixed public rule, never a look at the data
+
+# %% ../nbs/24_gaussian_release.ipynb #839d197c
+@patch(as_prop=True)
+def _n_budgets(self:PCAGauss): return 3 if self.pca in ('lap', 'analyze_gauss') else 2
+
+# %% ../nbs/24_gaussian_release.ipynb #25487f0a
+@patch
+def _validate(self:PCAGauss, m):
+    if self.pca not in ('lap', 'analyze_gauss', 'public', 'data'): raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {self.pca!r}")
+    if self.pca == 'data':
+        if self._task() != 'unsupervised': raise ValueError("pca='data' (Alg. 1) is only for task='unsupervised'")
+        if self.output == 'original': raise ValueError("pca='data': the eigenvectors are not private, samples exist only in PCA coordinates")
+    if self.pca == 'analyze_gauss': check_delta(self.delta, allow_zero=False)
+    return super(PCAGauss, self)._validate(m)
+
+# %% ../nbs/24_gaussian_release.ipynb #7c58287b
+@patch
+def _split_value(self:PCAGauss):
+    if self.split is not None: return self.split
+    return (0.2, 0.24, 0.56) if self._n_budgets == 3 else (0.3, 0.7)
+
+# %% ../nbs/24_gaussian_release.ipynb #9fb8c8e1
+@patch
+def _budgets(self:PCAGauss, eps, fr):
+    if len(fr) == 3: return dict(pca=eps * fr[0], mu=eps * fr[1], cov=eps * fr[2])
+    return dict(pca=0.0, mu=eps * fr[0], cov=eps * fr[1])
+
+# %% ../nbs/24_gaussian_release.ipynb #19689e25
+@patch
+def _public_rows(self:PCAGauss, kw, transform):
+    Xp = kw.get('X_public')
+    if Xp is None: raise ValueError("pca='public' needs fit(X, y, X_public=...) (rows that are public or set aside)")
+    P, _ = as_matrix(Xp, 'X_public')
+    if P.shape[1] != self.n_features_in_: raise ValueError("X_public must have the same columns as X")
+    return transform(P)
+
+# %% ../nbs/24_gaussian_release.ipynb #99ac81f3
+@patch
+def _basis_from(self:PCAGauss, Xb, p, b, rng, kw, transform):
+    if self.pca == 'public': return pca_basis(self._public_rows(kw, transform), p, 'public')
+    return pca_basis(Xb, p, self.pca, b['pca'], self.delta, rng, sampler=self.sampler)
+
+# %% ../nbs/24_gaussian_release.ipynb #f45e2276
+@patch
+def _global(self:PCAGauss, A, p, b, rng, **kw):
+    Xb, mu = ron_preprocess_project(A, None, b['mu'], rng, sampler=self.sampler)   # Alg. 1 rows (n, m), norm <= 1
+    V = self._basis_from(Xb, p, b, rng, kw, lambda P: preprocess_rows(P, mu))
+    return Xb @ V, mu, V
+
+# %% ../nbs/24_gaussian_release.ipynb #1af0bbc3
+@patch
+def _class_basis(self:PCAGauss, A, p, b, rng, **kw):
+    return self._basis_from(unit_rows(A), p, b, rng, kw, unit_rows)
+
+# %% ../nbs/24_gaussian_release.ipynb #e6121e41
+@patch
+def _release(self:PCAGauss, Z, yy, b, rng):
+    if self.pca != 'data': return super(PCAGauss, self)._release(Z, yy, b, rng)
+    n, p = Z.shape                         # Alg. 1: Z = Xb V_p has diagonal second moment; release the eigenvalues
+    lam = np.einsum('ij,ij->j', Z, Z) / n
+    lam = _laplace(lam, pca_eig_l1_sensitivity(p, n), b['cov'], rng, self.sampler, 'the eigenvalues')
+    return np.diag(np.maximum(lam, 0.0))
+
+# %% ../nbs/24_gaussian_release.ipynb #c4139f0d
+@patch
+def fit(self:PCAGauss, X, y=None, **kw):
+    "Fit the DP model (see `GaussRelease.fit`). With pca='data' the eigenvectors are private: they are not kept as `W_`."
+    super(PCAGauss, self).fit(X, y, **kw)
+    if self.pca == 'data': self.W_ = None          # not kept anywhere: sample() needs only the eigenvalues
+    return self
 
 # %% ../nbs/24_gaussian_release.ipynb #4142139f
 def _dask_columns(X) -> tuple:
@@ -404,49 +459,63 @@ def _fit_dask(self: GaussRelease, X, y=None, **kw):
     rng = as_rng(self.rng)
     self.columns_, self.y_name_ = cols, getattr(y, 'name', None)
     self.n_features_in_, self.p_ = m, p
-    smp = self.sampler
     # Privacy does not depend on the partitioning: every statistic below is the same function of the whole data set for
     # any split (exact integer sums). Quantisation truncates toward zero, so no entry and no row norm grows: the rows keep
     # their public norm bounds (1 for unit / Alg. 1 rows, r for class-centred rows) and every sensitivity bound holds.
-    if task == 'classification':
-        self.classes_ = check_classes(self.classes, keep_order=True, at_least=2)
-        K = len(self.classes_)
-        if not on_dask: y = _label_codes(y, len(X), self.classes_)             # the in-memory checks, then class indices
-        lab = self.classes_ if on_dask else np.arange(K)
-        b = self._budgets(eps * (1 - self.count_share), fr); b['count'] = eps * self.count_share
-        W = self.W_ = self._class_basis_dask(m, p, rng)
-        s1 = exact_moments(X, y, K, prep=_prep_unit(lab), bound=1.0, second=None)           # pass 1
-        cnt = _laplace(s1['count'].astype(float), 2.0, b['count'], rng, smp, 'the class counts')
-        self.class_counts_, den = np.maximum(cnt, 0.0), np.maximum(cnt, 1.0)
-        S = _laplace(s1['sum'], mean_l1_sensitivity(m, 1), b['mu'], rng, smp, 'the class means')
-        raw = S / den[:, None]
-        mus, r = np.array([clip_to_ball(v) for v in raw]), 2.0
-        s2 = exact_moments(X, y, K, prep=_prep_centred(W, mus=mus, classes=lab, r=r), bound=r, second='per_class')  # pass 2
-        self._release_class_moments(list(s2['second']), mus, den, b, rng, r)
-        self.mu_ = None
-    else:
-        b = self._budgets(eps, fr)
-        self.y_mean_, self._a_eff = 0.0, float(self.label_bound)
-        W = None if getattr(self, 'pca', None) == 'lap' else self._projection(m, p, rng)              # same draw order as in memory
-        s1 = exact_moments(X, None, 1, prep=_prep_unit(), bound=1.0, second=None)                     # pass 1
-        n = int(s1['count'][0])
-        if n < 1: raise ValueError("X: no rows")                                                    # public: n is public (replace-one)
-        mu = self.mu_ = _laplace(s1['total'] / n, mean_l1_sensitivity(m, n), b['mu'], rng, smp, 'the mean')
-        if W is None:                                                         # PCA-Gauss, pca='lap': Gram of Alg. 1's rows
-            G = exact_moments(X, None, 1, prep=_prep_centred(np.eye(m), mu=mu), bound=1.0)['second'] / n   # pass 2
-            bs = _noise_scale(cov_upper_l1_sensitivity(m, n), b['pca'], 'the PCA')
-            if smp == 'safe': Mn = sym_from_upper(add_laplace(G[np.triu_indices(m)], bs, rng, smp, sensitivity=cov_upper_l1_sensitivity(m, n)), m)
-            else: Mn = G + symmetric_noise(m, bs, rng, 'laplace', smp)
-            W = top_eigvecs(Mn, p)
-            M = W.T @ G @ W                                                   # second moment of z = W^T x̃ (‖z‖ ≤ 1)
-        else:
-            M = exact_moments(X, None, 1, prep=_prep_centred(W, mu=mu), bound=1.0)['second'] / n          # pass 2
-        self.W_ = W
-        self.cov_ = psd_project(_noisy_moment(M, n, b['cov'], rng, smp, self.release, self.published))
+    if task == 'classification': b = self._fit_dask_classes(X, y, eps, fr, m, p, rng, on_dask)
+    else: b = self._fit_dask_global(X, eps, fr, m, p, rng)
     self.budget_ = {k: float(v) for k, v in b.items()}
     self._rng_, self._on_dask = rng, on_dask
     return self
 
+# %% ../nbs/24_gaussian_release.ipynb #6cd04c5a
+@patch
+def _fit_dask_classes(self: GaussRelease, X, y, eps, fr, m, p, rng, on_dask) -> dict:
+    "The class-conditional model with exact statistics (two passes); returns the budgets spent."
+    smp = self.sampler
+    self.classes_ = check_classes(self.classes, keep_order=True, at_least=2)
+    K = len(self.classes_)
+    if not on_dask: y = _label_codes(y, len(X), self.classes_)             # the in-memory checks, then class indices
+    lab = self.classes_ if on_dask else np.arange(K)
+    b = self._budgets(eps * (1 - self.count_share), fr); b['count'] = eps * self.count_share
+    W = self.W_ = self._class_basis_dask(m, p, rng)
+    s1 = exact_moments(X, y, K, prep=_prep_unit(lab), bound=1.0, second=None)           # pass 1
+    cnt = _laplace(s1['count'].astype(float), 2.0, b['count'], rng, smp, 'the class counts')
+    self.class_counts_, den = np.maximum(cnt, 0.0), np.maximum(cnt, 1.0)
+    S = _laplace(s1['sum'], mean_l1_sensitivity(m, 1), b['mu'], rng, smp, 'the class means')
+    raw = S / den[:, None]
+    mus, r = np.array([clip_to_ball(v) for v in raw]), 2.0
+    s2 = exact_moments(X, y, K, prep=_prep_centred(W, mus=mus, classes=lab, r=r), bound=r, second='per_class')  # pass 2
+    self._release_class_moments(list(s2['second']), mus, den, b, rng, r)
+    self.mu_ = None
+    return b
+
+# %% ../nbs/24_gaussian_release.ipynb #0363152f
+@patch
+def _fit_dask_global(self: GaussRelease, X, eps, fr, m, p, rng) -> dict:
+    "The model without classes (unsupervised) with exact statistics (two passes); returns the budgets spent."
+    smp = self.sampler
+    b = self._budgets(eps, fr)
+    self.y_mean_, self._a_eff = 0.0, float(self.label_bound)
+    W = None if getattr(self, 'pca', None) == 'lap' else self._projection(m, p, rng)              # same draw order as in memory
+    s1 = exact_moments(X, None, 1, prep=_prep_unit(), bound=1.0, second=None)                     # pass 1
+    n = int(s1['count'][0])
+    if n < 1: raise ValueError("X: no rows")                                                    # public: n is public (replace-one)
+    mu = self.mu_ = _laplace(s1['total'] / n, mean_l1_sensitivity(m, n), b['mu'], rng, smp, 'the mean')
+    if W is None:                                                         # PCA-Gauss, pca='lap': Gram of Alg. 1's rows
+        G = exact_moments(X, None, 1, prep=_prep_centred(np.eye(m), mu=mu), bound=1.0)['second'] / n   # pass 2
+        bs = _noise_scale(cov_upper_l1_sensitivity(m, n), b['pca'], 'the PCA')
+        if smp == 'safe': Mn = sym_from_upper(add_laplace(G[np.triu_indices(m)], bs, rng, smp, sensitivity=cov_upper_l1_sensitivity(m, n)), m)
+        else: Mn = G + symmetric_noise(m, bs, rng, 'laplace', smp)
+        W = top_eigvecs(Mn, p)
+        M = W.T @ G @ W                                                   # second moment of z = W^T x̃ (‖z‖ ≤ 1)
+    else:
+        M = exact_moments(X, None, 1, prep=_prep_centred(W, mu=mu), bound=1.0)['second'] / n          # pass 2
+    self.W_ = W
+    self.cov_ = psd_project(_noisy_moment(M, n, b['cov'], rng, smp, self.release, self.published))
+    return b
+
+# %% ../nbs/24_gaussian_release.ipynb #7f874181
 GaussRelease._exact = True     # in memory too, the variants below use the exact statistics (False: the float statistics)
 
 @patch
@@ -468,6 +537,7 @@ def _class_basis_dask(self: GaussRelease, m, p, rng):
     "The class-conditional projection on Dask: drawn independently of the data (RON-Gauss, MODIPS)."
     return self._projection(m, p, rng)
 
+# %% ../nbs/24_gaussian_release.ipynb #69bfb4f4
 @patch
 def _release_class_moments(self: GaussRelease, Ts, mus, den, b, rng, r):
     "Noisy per-class second-moment sums `Ts` (joint L1 sensitivity `class_sum_sensitivity`): the last step of the in-memory and the Dask class fits."
@@ -491,7 +561,6 @@ def _release_class_moments(self: GaussRelease, Ts, mus, den, b, rng, r):
         if self.release == 'upper': T = T + symmetric_noise(len(T), scale, rng, 'laplace', smp)
         else: E = laplace_noise(scale, T.shape, rng, smp); T = T + (E + E.T) / 2
         self.means_.append(mus[c] @ W); self.covs_.append(psd_project(T / den[c]))
-
 
 # %% ../nbs/24_gaussian_release.ipynb #ab12dc6c
 ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition when sampling to Dask
@@ -523,6 +592,7 @@ def _gauss_sample_dask(est, n: int, g, npartitions=None):
     y = D[_LABEL].rename(est.y_name_) if est.columns_ is not None else D[_LABEL].to_dask_array(lengths=sizes)
     return X, y
 
+# %% ../nbs/24_gaussian_release.ipynb #dba45582
 @patch
 def sample(self: GaussRelease, n: int,
            rng=None, # None: continue the fit's generator | int seed (tests, teaching) | Generator
@@ -537,4 +607,3 @@ def sample(self: GaussRelease, n: int,
     g = self._rng_ if rng is None else as_rng(rng)
     if npartitions is None and not getattr(self, '_on_dask', False): return self._sample_memory(n, g)
     return _gauss_sample_dask(self, n, g, npartitions)
-

@@ -185,6 +185,7 @@ def _split_counts(n, weights):
     base[np.argsort(n * w - base)[::-1][: n - base.sum()]] += 1
     return base
 
+# %% ../nbs/24_gauss_steps.ipynb #077a81a5
 def class_sum_sensitivity(p: int, # dimension of the rows z
                           row_norm: float = 1.0, # bound r on ||z||
                           release: str = 'upper', # 'upper' (upper triangle incl. diagonal) or 'full' (all p^2 entries)

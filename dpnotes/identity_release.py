@@ -81,6 +81,14 @@ def fit(self: IdentityRelease, X, y=None, X_public=None):
     self.R_, self.n_features_in_ = R, m
     self.columns_ = meta.columns if meta.kind == 'dataframe' else None
     self.y_name_ = y.name if isinstance(y, pd.Series) else None
+    self._release_rows(Y, y, n, eps, dx, rng)
+    self.sensitivity_, self._rng_ = dx, rng
+    return self
+
+# %% ../nbs/27_identity_release.ipynb #36e310ff
+@patch
+def _release_rows(self: IdentityRelease, Y, y, n, eps, dx, rng):
+    "The noisy rows (with the label appended, for regression) and the labels: by randomised response, exact, or none."
     if self._task() == 'regression':
         a = float(self.label_bound)
         lab = _regression_labels(y, n, a)
@@ -104,9 +112,8 @@ def fit(self: IdentityRelease, X, y=None, X_public=None):
     else:
         self.rows_, self.labels_ = _laplace(Y, dx, eps, rng, self.sampler, 'the rows'), None
         self.budget_ = dict(rows=eps)
-    self.sensitivity_, self._rng_ = dx, rng
-    return self
 
+# %% ../nbs/27_identity_release.ipynb #aafd9d88
 @patch
 def _out(self: IdentityRelease, Y):
     if self.output == 'original':
@@ -128,6 +135,7 @@ def sample(self: IdentityRelease, n: int = None,
     ys = self.labels_[idx]
     return X, (pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys)
 
+# %% ../nbs/27_identity_release.ipynb #37c1c4e1
 @patch
 def transform(self: IdentityRelease, X):
     "Rows the caller holds (e.g. a test set) in the release's coordinates."
