@@ -1,5 +1,6 @@
-"""RON-Gauss (Alg. 3, 4, 5), PCA-Gauss (Alg. 1, 2, 3 with Lap-PCA, Analyze Gauss and public PCA), a MODIPS-style Gaussian
-model without reduction, and the identity-query baselines of Li et al. and Jiang et al., as scikit-learn-style estimators.
+"""RON-Gauss (Alg. 3, 4, 5), PCA-Gauss (Alg. 1, 2, 3 with Lap-PCA, Analyze Gauss and public PCA) and a MODIPS-style Gaussian
+model without reduction, as scikit-learn-style estimators built from the Gaussian-model steps; checked here together with
+the identity-query baselines of Li et al. and Jiang et al.
 
 Docs: https://dpnotes.github.io/dpnotes/gaussian_release.html.md"""
 
@@ -12,7 +13,7 @@ import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions, check_sampler,
                              as_matrix, laplace_noise, gaussian_noise, add_laplace, sym_from_upper, symmetric_noise, unit_rows,
-                             row_norms, clip_rows, _rows_view, _row_scales, check_classes, CLASSES_MESSAGE)
+                             row_norms, clip_rows, _rows_view, _row_scales, check_classes, CLASSES_MESSAGE, dask_columns)
 from .cov_release import top_eigvecs, psd_project, laplace_moment, _noise_scale, _laplace
 from .cov_lemmas import mean_l1_sensitivity, pca_eig_l1_sensitivity
 from .covariance import cov_l1_sensitivity, cov_upper_l1_sensitivity
@@ -396,15 +397,6 @@ def fit(self:PCAGauss, X, y=None, **kw):
     return self
 
 # %% ../nbs/24_gaussian_release.ipynb #4142139f
-def _dask_columns(X) -> tuple:
-    "(m, column names or None) of a Dask DataFrame or 2-D Dask array, from its metadata alone (no computation)."
-    if hasattr(X, 'columns'):
-        bad = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X.dtypes[c]) or pd.api.types.is_bool_dtype(X.dtypes[c]))]
-        if bad: raise TypeError(f"X: non-numeric columns {bad[:5]}; encode them first")
-        return len(X.columns), pd.Index(X.columns)
-    if X.ndim != 2 or np.isnan(X.shape[1]): raise ValueError("X: pass a Dask DataFrame or a 2-D Dask array with a known number of columns")
-    return int(X.shape[1]), None
-
 def _codes_in(yb, classes):
     "Class indices of one partition's labels (runs on a worker): a label outside the public `classes` is a domain error."
     codes = pd.Index(classes).get_indexer(pd.Index(np.asarray(yb).ravel()))
@@ -435,7 +427,6 @@ def _noisy_moment(M, n, eps, rng, sampler, release, published, r=1.0):
     return laplace_moment(M, cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r),
                            cov_l1_sensitivity(p, n, r, published=True), eps, rng, sampler, release, published)
 
-
 # %% ../nbs/24_gaussian_release.ipynb #cec24d8e
 @patch
 def _fit_dask(self: GaussRelease, X, y=None, **kw):
@@ -450,7 +441,7 @@ def _fit_dask(self: GaussRelease, X, y=None, **kw):
     if msg: raise ValueError(msg)
     if on_dask:
         if y is not None and task == 'unsupervised': raise ValueError("task='unsupervised' takes no y")
-        m, cols = _dask_columns(X)
+        m, cols = dask_columns(X); cols = None if cols is None else pd.Index(cols)
     else:                                                                     # in memory: the same exact statistics
         A, meta = _rows_view(X)
         m, cols = A.shape[1], (meta.columns if (meta is not None and meta.kind == 'dataframe') else None)

@@ -1,5 +1,6 @@
 """Neighbouring datasets, sensitivity, the Laplace and Gaussian mechanisms (three calibrations), a privacy budget, a
-float-safe sampler, public label sets and private feature bounds, exact row clipping, symmetric matrices released
+float-safe sampler, public label sets and private feature bounds, exact row norms, unit rows and clipping (the one
+implementation every mechanism calls), symmetric matrices released
 through their upper triangle, and the package's conventions for randomness and input checking.
 
 Docs: https://dpnotes.github.io/dpnotes/privacy.html.md"""
@@ -20,12 +21,13 @@ from scipy import optimize, special
 
 # %% auto #0
 __all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'NONFINITE_ROWS', 'as_rng', 'check_epsilon', 'check_delta',
-           'check_positive', 'check_int', 'check_fractions', 'InputMeta', 'as_matrix', 'like_input', 'replace_one',
-           'remove_one', 'add_one', 'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise', 'laplace_scale',
-           'laplace_mech', 'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic', 'gaussian_sigma_dprp',
-           'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget', 'safe_grid',
-           'add_laplace', 'add_gaussian', 'check_classes', 'dp_quantile', 'private_bounds', 'row_norms', 'unit_rows',
-           'normalize_rows', 'clip_rows', 'sym_from_upper', 'symmetric_noise']
+           'check_positive', 'check_int', 'check_fractions', 'InputMeta', 'as_matrix', 'like_input', 'dask_columns',
+           'replace_one', 'remove_one', 'add_one', 'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise',
+           'laplace_scale', 'laplace_mech', 'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic',
+           'gaussian_sigma_dprp', 'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget',
+           'safe_grid', 'add_laplace', 'add_gaussian', 'check_classes', 'documented_classes', 'dp_quantile',
+           'private_bounds', 'row_norms', 'unit_rows', 'normalize_rows', 'clip_rows', 'sym_from_upper',
+           'symmetric_noise']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -118,6 +120,16 @@ def like_input(array, meta:InputMeta, columns=None, index=None):
         idx = index if index is not None else (meta.index if len(meta.index) == len(array) else None)
         return pd.Series(np.ravel(array), index=idx, name=meta.name)
     return array
+
+# %% ../nbs/00_privacy.ipynb #7a509ade
+def dask_columns(X, name:str='X') -> tuple:
+    "(number of columns, column names or None) of a Dask DataFrame or 2-D Dask array, from its metadata alone (no computation)."
+    if hasattr(X, 'columns'):
+        bad = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X.dtypes[c]) or pd.api.types.is_bool_dtype(X.dtypes[c]))]
+        if bad: raise TypeError(f"{name}: non-numeric columns {bad[:5]}; encode them first (e.g. dpnotes.data one-hot)")
+        return len(X.columns), list(X.columns)
+    if X.ndim != 2 or math.isnan(X.shape[1]): raise ValueError(f"{name}: pass a Dask DataFrame or a 2-D Dask array with a known number of columns")
+    return int(X.shape[1]), None
 
 # %% ../nbs/00_privacy.ipynb #a8d7d048
 def replace_one(D, i:int, record) -> np.ndarray:
@@ -513,6 +525,13 @@ def check_classes(classes, # the public label values, a 1-D list
     u = np.unique(c)
     if len(u) != len(c): raise ValueError(f"classes contains duplicate values (the label values must be distinct): {c.tolist()}")
     return c if keep_order else u
+
+# %% ../nbs/00_privacy.ipynb #99e17f74
+def documented_classes(ds) -> list:
+    "The public label values of a data set, from its documentation (`label_names`, or [0, 1] for a documented binary task), never from `y`."
+    if getattr(ds, 'label_names', None): return sorted(ds.label_names)
+    if getattr(ds, 'task', None) == 'binary': return [0, 1]
+    raise ValueError(f"{getattr(ds, 'name', 'dataset')}: no documented label list; pass classes explicitly")
 
 # %% ../nbs/00_privacy.ipynb #67969cf3
 BOUND_GRID = np.concatenate([-10.0 ** (np.arange(72, -49, -1) / 8), [0.0], 10.0 ** (np.arange(-48, 73) / 8)])
