@@ -587,7 +587,7 @@ def row_norms(X) -> np.ndarray:
     underflow (entries <~ 1e-150) are divided by their largest |entry| first. Returns inf only if the norm itself exceeds
     float64 (or a row has an infinite entry), NaN for a row with a NaN."""
     A = np.asarray(X, dtype=float)
-    s = np.einsum('ij,ij->i', A, A)
+    with np.errstate(over='ignore', under='ignore', invalid='ignore'): s = np.add.reduce(A * A, axis=1)   # the sum np.linalg.norm takes
     out = np.sqrt(s)
     odd = np.flatnonzero(~np.isfinite(s) | (s < 1e-280))
     if len(odd):
@@ -647,11 +647,17 @@ def clip_rows(X, # (n, d) finite data
     Rows with a NaN or infinite entry are refused (the message names no value)."""
     radius = check_positive(radius, 'radius')
     A = np.array(X, dtype=float, copy=True) if copy else X
-    bad = np.flatnonzero(~(row_norms(A) <= radius))                       # NaN rows too
-    if len(bad):
-        B, a = _rescaled(A, bad)
-        if not np.all(np.isfinite(a)): raise ValueError(NONFINITE_ROWS)
-        A[bad] = radius * B / np.linalg.norm(B, axis=1, keepdims=True)   # entries of B in [-1, 1]: the norm is safe
+    r = row_norms(A)
+    bad = ~(r <= radius)                                                  # NaN rows too
+    if bad.any():
+        odd = bad & ~(r <= 1e300)                                         # NaN, inf, or a norm whose reciprocal is subnormal
+        ok = np.flatnonzero(bad & ~odd)
+        A[ok] = A[ok] * (radius / r[ok])[:, None]
+        odd = np.flatnonzero(odd)
+        if len(odd):
+            B, a = _rescaled(A, odd)
+            if not np.all(np.isfinite(a)): raise ValueError(NONFINITE_ROWS)
+            A[odd] = radius * B / np.linalg.norm(B, axis=1, keepdims=True)   # entries of B in [-1, 1]: the norm is safe
     return A
 
 # %% ../nbs/00_privacy.ipynb #4221b6ba
