@@ -14,7 +14,48 @@ from .privacy import (as_rng, check_epsilon, check_positive, check_int, as_matri
 from .covariance import cov_l1_sensitivity, cov_upper_l1_sensitivity
 
 # %% auto #0
-__all__ = ['laplace_cov', 'psd_project', 'top_eigvecs']
+__all__ = ['laplace_moment', 'laplace_cov', 'psd_project', 'top_eigvecs']
+
+# %% ../nbs/22_covariance_release.ipynb #76e4749d
+_HUGE_NOISE = 1e300    # Laplace/Gaussian draws of a larger scale can overflow float64
+
+def _noise_scale(sensitivity, epsilon, what):
+    "Laplace scale b = sensitivity / epsilon, refused with a clear error when it is 0 or would overflow float64."
+    with np.errstate(over='ignore', divide='ignore'): b = float(np.float64(sensitivity) / np.float64(epsilon))
+    if not (0 < b < _HUGE_NOISE):
+        raise ValueError(f"epsilon: the budget {epsilon:g} spent on {what} gives a noise scale {b:g} that float64 cannot "
+                         "hold (the noise would be +-inf or 0); use a larger (or finite, smaller) epsilon")
+    return b
+
+def _laplace(value, sensitivity, epsilon, rng, sampler, what):
+    """`value` + i.i.d. Laplace(sensitivity / epsilon) noise drawn by the named sampler (a new array), through `add_laplace`:
+    with sampler='safe' the value is rounded to the grid and the sum is exact, the scale raised to cover the rounding."""
+    v = np.asarray(value, dtype=float)
+    return add_laplace(v, _noise_scale(sensitivity, epsilon, what), rng, sampler, sensitivity=float(sensitivity))
+
+# %% ../nbs/22_covariance_release.ipynb #09b6480d
+def laplace_moment(M, # (q, q) exact second-moment matrix (symmetric)
+                   full: float, # L1 sensitivity of all q^2 entries
+                   upper: float, # L1 sensitivity of the upper triangle
+                   pub: float, # the published calibration (RON-Gauss Lemma 4), used with `published=True`
+                   epsilon: float, rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
+                   sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                   release: str = 'upper', # 'upper' (the upper triangle, mirrored) or 'full' (all q^2 entries, then averaged)
+                   published: bool = False, # all q^2 entries at scale pub / epsilon, not symmetrised (NOT DP for q >= 3)
+                  ) -> np.ndarray:
+    """The noise rules of a Laplace second-moment release, given its sensitivities: all q² entries (`full`, then averaged
+    with the transpose), the upper triangle mirrored (`upper`), or the published calibration (`pub`, not symmetrised).
+    With sampler='safe' the noisy statistic itself is released exactly; mirroring / averaging is post-processing."""
+    q = M.shape[0]; rng = as_rng(rng)
+    if published: return _laplace(M, pub, epsilon, rng, sampler, 'the covariance')
+    if sampler == 'safe':
+        if release == 'upper': return sym_from_upper(_laplace(M[np.triu_indices(q)], upper, epsilon, rng, sampler, 'the covariance'), q)
+        N = _laplace(M, full, epsilon, rng, sampler, 'the covariance')
+        return (N + N.T) / 2
+    if release == 'upper':
+        return M + symmetric_noise(q, _noise_scale(upper, epsilon, 'the covariance'), rng, kind='laplace', sampler=sampler)
+    E = laplace_noise(_noise_scale(full, epsilon, 'the covariance'), (q, q), rng, sampler)
+    return M + (E + E.T) / 2
 
 # %% ../nbs/22_covariance_release.ipynb #15a92330
 def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
@@ -34,26 +75,9 @@ def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
     A, _ = as_matrix(X)
     A = _check_rows(A, r, clip)
     n, p = A.shape
-    S = A.T @ A / n
-    safe = check_sampler(sampler) == 'safe'
-    if published:
-        D1 = cov_l1_sensitivity(p, n, r, published=True)
-        return add_laplace(S, D1 / epsilon, rng, sampler, sensitivity=D1)
-    if safe:   # release the noisy statistic exactly on the grid; mirroring / averaging afterwards is post-processing
-        if release == 'upper':
-            D1 = cov_upper_l1_sensitivity(p, n, r)
-            out = sym_from_upper(add_laplace(S[np.triu_indices(p)], D1 / epsilon, rng, sampler, sensitivity=D1), p)
-        else:
-            D1 = cov_l1_sensitivity(p, n, r)
-            N = add_laplace(S, D1 / epsilon, rng, sampler, sensitivity=D1)
-            out = (N + N.T) / 2
-        return psd_project(out) if psd else out
-    if release == 'upper':
-        out = S + symmetric_noise(p, cov_upper_l1_sensitivity(p, n, r) / epsilon, rng, kind='laplace', sampler=sampler)
-    else:
-        Z = laplace_noise(cov_l1_sensitivity(p, n, r) / epsilon, (p, p), rng, sampler)
-        out = S + (Z + Z.T) / 2
-    return psd_project(out) if psd else out
+    out = laplace_moment(A.T @ A / n, cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r),
+                         cov_l1_sensitivity(p, n, r, published=True), epsilon, rng, check_sampler(sampler), release, published)
+    return psd_project(out) if psd and not published else out
 
 # %% ../nbs/22_covariance_release.ipynb #cb5a12b7
 def psd_project(A, floor: float = 0.0) -> np.ndarray:

@@ -26,13 +26,8 @@ from .dprp_privacy import theorem_b_sigma, THEOREM_B_METHODS, select_k1
 __all__ = ['safe_unit_rows', 'Preprocessor', 'DPRP']
 
 # %% ../nbs/42_dprp.ipynb #ff72848c
-def safe_unit_rows(X:np.ndarray) -> np.ndarray:
-    "Rows divided by their L2 norm (zero rows stay zero), without overflow or underflow: each row is first divided by its largest |entry|."
-    X = np.asarray(X, dtype=float)
-    m = np.abs(X).max(axis=1, keepdims=True) if X.shape[1] else np.zeros((len(X), 1))
-    U = X / np.where(m > 0, m, 1.0)
-    nrm = np.linalg.norm(U, axis=1, keepdims=True)
-    return np.divide(U, nrm, out=np.zeros_like(U), where=nrm > 0)
+from .privacy import unit_rows, clip_rows
+safe_unit_rows = unit_rows   # the privacy primitive (exact at any finite magnitude), under the name this page used first
 
 # %% ../nbs/42_dprp.ipynb #01b648ae
 class Preprocessor:
@@ -57,13 +52,12 @@ class Preprocessor:
 @patch
 def features(self:Preprocessor, X:np.ndarray) -> np.ndarray:
     "Map feature rows (n, d) to the unit ball (no label)."
-    if self.kind == 'row_l2': return safe_unit_rows(X)
+    if self.kind == 'row_l2': return unit_rows(X)
     if X.shape[1] != len(self.lo): raise ValueError(f"bounds have {len(self.lo)} features, X has {X.shape[1]}")
     with np.errstate(over='ignore', invalid='ignore'):
         U = np.clip((X - self.lo) / (self.hi - self.lo), 0, 1) - 0.5
     U /= self.c
-    nrm = np.linalg.norm(U, axis=1, keepdims=True)
-    return U / np.maximum(nrm, 1.0)
+    return clip_rows(U, 1.0, copy=False)
 
 # %% ../nbs/42_dprp.ipynb #98f3a17d
 @patch

@@ -9,7 +9,7 @@ Docs: https://dpnotes.github.io/dpnotes/dprp_reconstruction.html.md"""
 from __future__ import annotations
 import math
 import numpy as np
-from .privacy import as_rng, check_int
+from .privacy import as_rng, check_int, unit_rows
 
 # %% auto #0
 __all__ = ['reconstruction_operator', 'dprp_reconstruct', 'expected_error', 'reconstruction_panel']
@@ -50,8 +50,9 @@ def _panel_matrix(n:int=40, d:int=8, rank:int=3, spread:float=0.15) -> np.ndarra
     "The fixed teaching matrix of the panel: close to rank 3, rows scaled to norm 1 (a public, made-up table; nothing is released)."
     g = np.random.default_rng(2020)
     X = g.standard_normal((n, rank)) @ g.standard_normal((rank, d)) + spread * g.standard_normal((n, d))
-    return X / np.linalg.norm(X, axis=1, keepdims=True)
+    return unit_rows(X)
 
+# %% ../nbs/40_dprp_reconstruction.ipynb #16dad8da
 def reconstruction_panel(k1:int=40, # projection dimension of the Monte Carlo point
                          k2:int=3, # number of eigenvectors kept, 1..8
                          sigma1:float=0.1, # noise std on P' (0: no noise)
@@ -73,8 +74,7 @@ def reconstruction_panel(k1:int=40, # projection dimension of the Monte Carlo po
     for t in range(n_trials):
         R = g.standard_normal((d, k1)) / math.sqrt(k1)
         err[t] = ((dprp_reconstruct(X @ R + sigma1 * g.standard_normal((n, k1)), V, R) - X) ** 2).sum()
-    fig, ax = plt.subplots(figsize=(6.0, 4.0), layout='constrained')
-    ks = np.unique(np.geomspace(k2 + 2, 1000, 40).astype(int))
+    fig, ax = plt.subplots(figsize=(6.0, 4.0), layout='constrained'); ks = np.unique(np.geomspace(k2 + 2, 1000, 40).astype(int))
     ax.plot(ks, [expected_error(perp, n, sigma1, int(k), k2) for k in ks], '-', c='C0', label="formula: E‖X′ − X‖²_F")
     ax.axvspan(0.8, k2 + 1, color='0.9', label='k₁ ≤ k₂ + 1: no finite expectation')
     ax.axhline(perp, ls='--', c='C2', label=f'baseline ‖X⊥‖²_F = {perp:.2f} (no noise, k₁ → ∞)')

@@ -7,7 +7,7 @@ Docs: https://dpnotes.github.io/dpnotes/dp_syn.html.md"""
 
 # %% auto #0
 __all__ = ['SUFF_STAT_SENSITIVITY', 'sgd_event', 'accountant_epsilon', 'dpsgd_epsilon', 'dpsgd_steps', 'dpsgd_noise_multiplier',
-           'ae_layout', 'ae_init', 'ae_forward', 'ae_loss', 'per_example_grads', 'clip_rows', 'dp_sgd_noisy_sum',
+           'ae_layout', 'ae_init', 'ae_forward', 'ae_loss', 'per_example_grads', 'dp_sgd_noisy_sum',
            'train_dp_autoencoder', 'ae_encode', 'ae_decode', 'gmm_responsibilities', 'gmm_suff_stats', 'gmm_init',
            'dp_em_gmm', 'gmm_sample', 'DPSyn']
 
@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler, as_matrix, like_input,
                              gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget)
-from .privacy import check_classes, CLASSES_MESSAGE, private_bounds
+from .privacy import check_classes, CLASSES_MESSAGE, private_bounds, clip_rows, row_norms
 
 # %% ../nbs/50_dp_syn.ipynb #7e745486
 def sgd_event(sample_rate:float, noise_multiplier:float) -> dpa.DpEvent:
@@ -65,6 +65,7 @@ def dpsgd_epsilon(sample_rate:float, noise_multiplier:float, steps:int, delta:fl
     "RDP-accountant ε of `steps` DP-SGD steps (Poisson rate `sample_rate`, noise multiplier `noise_multiplier`) at `delta`."
     return accountant_epsilon(sgd_event(sample_rate, noise_multiplier), steps, delta, 'rdp')
 
+# %% ../nbs/50_dp_syn.ipynb #363114f0
 @lru_cache(maxsize=1024)
 def dpsgd_steps(sample_rate:float, noise_multiplier:float, epsilon:float, delta:float, max_steps:int=10**6,
                 published:bool=False) -> int:
@@ -92,6 +93,7 @@ def dpsgd_steps(sample_rate:float, noise_multiplier:float, epsilon:float, delta:
         lo, hi = (mid, hi) if eps(mid) <= e else (lo, mid)
     return lo
 
+# %% ../nbs/50_dp_syn.ipynb #d1257e72
 @lru_cache(maxsize=1024)
 def dpsgd_noise_multiplier(sample_rate:float, steps:int, epsilon:float, delta:float) -> float:
     "Smallest noise multiplier (to 0.1 %) for which `steps` DP-SGD steps stay within (`epsilon`, `delta`) on the RDP accountant."
@@ -119,6 +121,7 @@ def ae_layout(d:int, latent_dim:int, hidden:tuple=(32,)) -> list:
     acts = ['tanh'] * (len(sizes) - 2) + ['sigmoid']
     return list(zip(sizes[:-1], sizes[1:], acts))
 
+# %% ../nbs/50_dp_syn.ipynb #273b91c5
 def ae_init(layout:list, rng=None) -> np.ndarray:
     "Flat parameter vector: Glorot-uniform weights, zero biases (data independent). `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."
     rng = as_rng(rng)
@@ -128,6 +131,7 @@ def ae_init(layout:list, rng=None) -> np.ndarray:
         parts += [rng.uniform(-lim, lim, n_out * n_in), np.zeros(n_out)]
     return np.concatenate(parts)
 
+# %% ../nbs/50_dp_syn.ipynb #188d95f6
 def _unpack(w, layout):
     out, i = [], 0
     for n_in, n_out, act in layout:
@@ -144,10 +148,12 @@ def ae_forward(w:np.ndarray, layout:list, X:np.ndarray, upto:int=None, start:int
     for W, b, act in layers: acts.append(_ACT[act][0](acts[-1] @ W.T + b))
     return acts
 
+# %% ../nbs/50_dp_syn.ipynb #78a98419
 def ae_loss(w:np.ndarray, layout:list, X:np.ndarray) -> np.ndarray:
     "Per-example reconstruction loss ℓ(w; x) = mean squared error over the d features."
     return ((ae_forward(w, layout, X)[-1] - X) ** 2).mean(axis=1)
 
+# %% ../nbs/50_dp_syn.ipynb #63de106a
 def per_example_grads(w:np.ndarray, layout:list, X:np.ndarray) -> np.ndarray:
     "(n, P) matrix whose row i is ∇_w ℓ(w; x_i), by backpropagation with an example index kept throughout."
     layers = _unpack(w, layout)
@@ -164,12 +170,6 @@ def per_example_grads(w:np.ndarray, layout:list, X:np.ndarray) -> np.ndarray:
     return np.concatenate(grads[::-1], axis=1)
 
 # %% ../nbs/50_dp_syn.ipynb #7265e665
-def clip_rows(G:np.ndarray, clip:float) -> np.ndarray:
-    "Scale every row of `G` to L2 norm at most `clip` (rows already inside the ball are unchanged); returns a new array."
-    C = check_positive(clip, 'clip')
-    norms = np.linalg.norm(G, axis=1, keepdims=True)
-    return G * np.minimum(1.0, C / np.maximum(norms, 1e-300))
-
 def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float, clip:float, noise_multiplier:float,
                      rng=None, sampler:str='numpy') -> np.ndarray:
     """One DP-SGD release: Poisson-sample rows of X at `sample_rate`, sum clipped per-example gradients, add N(0, (σC)²)
@@ -177,10 +177,27 @@ def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float,
     rng = as_rng(rng)
     mask = rng.random(X.shape[0]) < sample_rate
     total = np.zeros_like(w)
-    if mask.any(): total += clip_rows(per_example_grads(w, layout, X[mask]), clip).sum(axis=0)
+    if mask.any(): total += clip_rows(per_example_grads(w, layout, X[mask]), check_positive(clip, 'clip'), copy=False).sum(axis=0)
     return add_gaussian(total, noise_multiplier * clip, rng, sampler, sensitivity=clip)
 
 # %% ../nbs/50_dp_syn.ipynb #f3102ded
+def _dpsgd_train(w, layout, X, q, clip, noise_multiplier, steps, expected, lr, optimizer, rng, sampler, progress, diagnostics):
+    "The `steps` DP-SGD steps of `train_dp_autoencoder`: each a released noisy gradient sum, then the optimiser (post-processing)."
+    n = len(X)
+    m, v = np.zeros_like(w), np.zeros_like(w)
+    b1, b2 = 0.9, 0.999
+    losses = []
+    for t in tqdm(range(1, steps + 1), disable=(not progress) if progress is not None else None, leave=False, desc='DP-SGD'):
+        g = dp_sgd_noisy_sum(w, layout, X, q, clip, noise_multiplier, rng, sampler) / expected
+        if optimizer == 'adam':
+            m = b1 * m + (1 - b1) * g; v = b2 * v + (1 - b2) * g * g
+            w = w - lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + 1e-8)
+        elif optimizer == 'sgd': w = w - lr * g
+        else: raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
+        if diagnostics and n and t % max(1, steps // 20) == 0: losses.append((t, float(ae_loss(w, layout, X).mean())))   # NOT private
+    return w, losses
+
+# %% ../nbs/50_dp_syn.ipynb #2c36e027
 def train_dp_autoencoder(X:np.ndarray, epsilon:float, delta:float, latent_dim:int=4, hidden:tuple=(32,),
                          clip:float=1.0, noise_multiplier=2.0, sample_rate:float=None, batch_size:int=32,
                          n_public:float=None, lr:float=0.01, max_steps:int=2000, optimizer:str='adam',
@@ -204,29 +221,21 @@ def train_dp_autoencoder(X:np.ndarray, epsilon:float, delta:float, latent_dim:in
         noise_multiplier = dpsgd_noise_multiplier(q, max_steps, e, dl)      # just enough noise for max_steps steps
     steps = dpsgd_steps(q, noise_multiplier, e, dl, max_steps=max_steps)
     layout = ae_layout(d, latent_dim, hidden)
-    w = ae_init(layout, rng)
-    m, v = np.zeros_like(w), np.zeros_like(w)
-    b1, b2 = 0.9, 0.999
     expected = q * L_n                                     # public normaliser: expected batch size
-    losses = []
-    for t in tqdm(range(1, steps + 1), disable=(not progress) if progress is not None else None, leave=False, desc='DP-SGD'):
-        g = dp_sgd_noisy_sum(w, layout, X, q, clip, noise_multiplier, rng, sampler) / expected
-        if optimizer == 'adam':
-            m = b1 * m + (1 - b1) * g; v = b2 * v + (1 - b2) * g * g
-            w = w - lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + 1e-8)
-        elif optimizer == 'sgd': w = w - lr * g
-        else: raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
-        if diagnostics and n and t % max(1, steps // 20) == 0: losses.append((t, float(ae_loss(w, layout, X).mean())))   # NOT private
+    w, losses = _dpsgd_train(ae_init(layout, rng), layout, X, q, clip, noise_multiplier, steps, expected, lr, optimizer, rng,
+                             sampler, progress, diagnostics)
     out = dict(w=w, layout=layout, steps=steps, sample_rate=q, noise_multiplier=float(noise_multiplier),
                epsilon_spent=dpsgd_epsilon(q, noise_multiplier, steps, dl), delta=dl)
     if diagnostics: out['losses'] = losses
     return out
 
+# %% ../nbs/50_dp_syn.ipynb #baabd1dc
 def ae_encode(model:dict, X:np.ndarray) -> np.ndarray:
     "Latent codes in [-1, 1]^{d'} (output of the encoder's tanh layer)."
     half = len(model['layout']) // 2
     return ae_forward(model['w'], model['layout'], X, upto=half)[-1]
 
+# %% ../nbs/50_dp_syn.ipynb #9a8fd34b
 def ae_decode(model:dict, Z:np.ndarray) -> np.ndarray:
     "Reconstructions in (0, 1)^d from latent codes."
     half = len(model['layout']) // 2
@@ -248,15 +257,17 @@ def gmm_responsibilities(Z:np.ndarray, weights, means, covs) -> np.ndarray:
     r = np.exp(lp)
     return r / r.sum(axis=1, keepdims=True)
 
+# %% ../nbs/50_dp_syn.ipynb #03e3766c
 def gmm_suff_stats(Z:np.ndarray, weights, means, covs) -> np.ndarray:
     "Stacked (N_k, S_k, triu Q_k) over components for codes Z in the unit ball: L2 sensitivity √3 under add/remove."
     Z = np.asarray(Z, dtype=float)
-    if np.any(np.linalg.norm(Z, axis=1) > 1 + 1e-9): raise ValueError("codes must lie in the unit L2 ball")
+    if np.any(row_norms(Z) > 1 + 1e-9): raise ValueError("codes must lie in the unit L2 ball")
     k = Z.shape[1]; iu = np.triu_indices(k)
     r = gmm_responsibilities(Z, weights, means, covs)
     outer = (Z[:, :, None] * Z[:, None, :])[:, iu[0], iu[1]]          # (n, k(k+1)/2)
     return np.concatenate([r.sum(0), (r.T @ Z).ravel(), (r.T @ outer).ravel()])
 
+# %% ../nbs/50_dp_syn.ipynb #a8286b15
 def _m_step(stats, K, k, var_floor, n_min=1.0):
     iu = np.triu_indices(k); m = len(iu[0])
     N = stats[:K]; S = stats[K:K + K * k].reshape(K, k); Q = stats[K + K * k:].reshape(K, m)
@@ -289,6 +300,7 @@ def gmm_init(n_components:int, dim:int, rng=None) -> tuple:
     means = rng.normal(0, 0.5 / math.sqrt(dim), size=(n_components, dim))
     return np.full(n_components, 1.0 / n_components), means, np.array([np.eye(dim) * 0.02 / dim] * n_components)
 
+# %% ../nbs/50_dp_syn.ipynb #90b8b24f
 @lru_cache(maxsize=256)
 def _em_epsilon(z_mult:float, iters:int, delta:float) -> float:
     "PLD epsilon of `iters` Gaussian steps (public numbers only; cached)."
@@ -326,6 +338,7 @@ def dp_em_gmm(Z:np.ndarray, epsilon:float, delta:float, n_components:int=3, em_i
     return dict(weights=weights, means=means, covs=covs, noise_multiplier=z_mult, iters=T, n_hat=n_hat,
                 epsilon_spent=eps_pld, epsilon_rdp=_em_epsilon_rdp(float(z_mult), T, dl), delta=dl)
 
+# %% ../nbs/50_dp_syn.ipynb #ac4cac22
 def gmm_sample(gmm:dict, n:int, rng=None) -> np.ndarray:
     "n draws from the fitted mixture (post-processing; `rng` as in `dp_em_gmm`)."
     rng = as_rng(rng)

@@ -1,5 +1,6 @@
-"""RON-Gauss (Alg. 3, 4, 5), PCA-Gauss (Alg. 1, 2, 3 with Lap-PCA, Analyze Gauss and public PCA), a MODIPS-style Gaussian
-model without reduction, and the identity-query baselines of Li et al. and Jiang et al., as scikit-learn-style estimators.
+"""RON-Gauss (Alg. 3, 4, 5), PCA-Gauss (Alg. 1, 2, 3 with Lap-PCA, Analyze Gauss and public PCA) and a MODIPS-style Gaussian
+model without reduction, as scikit-learn-style estimators built from the Gaussian-model steps; checked here together with
+the identity-query baselines of Li et al. and Jiang et al.
 
 Docs: https://dpnotes.github.io/dpnotes/gaussian_release.html.md"""
 
@@ -11,286 +12,20 @@ import numpy as np
 import pandas as pd
 from fastcore.basics import patch
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions, check_sampler,
-                             as_matrix, laplace_noise, gaussian_noise, gaussian_sigma,
-                             add_laplace, add_gaussian)
-from .cov_release import top_eigvecs, psd_project
-from .cov_lemmas import mean_l1_sensitivity, aug_cov_l1_sensitivity, aug_cov_upper_l1_sensitivity, pca_eig_l1_sensitivity
+                             as_matrix, laplace_noise, gaussian_noise, add_laplace, sym_from_upper, symmetric_noise, unit_rows,
+                             row_norms, clip_rows, _rows_view, _row_scales, check_classes, CLASSES_MESSAGE, dask_columns)
+from .cov_release import top_eigvecs, psd_project, laplace_moment, _noise_scale, _laplace
+from .cov_lemmas import mean_l1_sensitivity, pca_eig_l1_sensitivity
 from .covariance import cov_l1_sensitivity, cov_upper_l1_sensitivity
-from .privacy import sym_from_upper
-from .analyze_gauss import gram_l2_sensitivity
 from .dfm import haar_orthonormal, uniform_qr_orthonormal
 from .moments import exact_moments, is_dask, partition_rngs   # dask itself is imported lazily, only there
+from .gauss_steps import (ron_preprocess_project, preprocess_rows, clip_to_ball, center_project, release_second_moment,
+                                 gaussian_sampler, pca_basis, class_sum_sensitivity, _TASKS, _label_codes, _regression_labels,
+                                 _split_counts)
+from .identity_release import IdentityRelease   # the baseline, on its own page; re-exported for existing imports
 
 # %% auto #0
-__all__ = ['ROWS_PER_PARTITION', 'unit_rows', 'ron_preprocess_project', 'preprocess_rows', 'clip_to_ball', 'center_project',
-           'release_second_moment', 'gaussian_sampler', 'pca_basis', 'class_sum_sensitivity', 'GaussRelease',
-           'RONGauss', 'ModipsGauss', 'PCAGauss', 'IdentityRelease']
-
-# %% ../nbs/24_gaussian_release.ipynb #5fc5676e
-_HUGE_NOISE = 1e300    # Laplace/Gaussian draws of a larger scale can overflow float64
-
-def _rows_view(X, name='X'):
-    "Float64 2-D array without copying when possible (never written to); other inputs go through `as_matrix`."
-    if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and X.size:
-        return X, None
-    return as_matrix(X, name)
-
-def _row_scales(A):
-    """Row norms without overflow or underflow: `(inv, idx, U)`. `inv[i]` = 1/||x_i|| for ordinary rows (0 for zero rows
-    and for the rows listed in `idx`); `idx` = rows whose squared norm overflows (entries >~ 1e154) or underflows
-    (entries <~ 1e-150); `U` = their unit vectors, computed after dividing the row by its largest |entry|."""
-    s = np.einsum('ij,ij->i', A, A)
-    odd = ~np.isfinite(s) | ((s < 1e-280) & (s > 0))
-    z = np.flatnonzero(s == 0)
-    if len(z): odd[z[np.any(A[z] != 0, axis=1)]] = True             # all squares underflowed to 0
-    idx = np.flatnonzero(odd)
-    inv = np.zeros(len(A))
-    ok = ~odd & (s > 0)
-    inv[ok] = 1.0 / np.sqrt(s[ok])
-    if not len(idx): return inv, idx, np.zeros((0, A.shape[1]))
-    B = A[idx]
-    a = np.max(np.abs(B), axis=1)
-    if not np.all(np.isfinite(a)):                                    # domain check: rows must be finite real vectors
-        raise ValueError("X contains NaN or infinite values: the data domain is finite real rows")
-    B = B / a[:, None]
-    return inv, idx, B / np.linalg.norm(B, axis=1, keepdims=True)
-
-def unit_rows(X) -> np.ndarray:
-    "Every row scaled to L2 norm 1 (zero rows stay zero), safe for any finite magnitude (1e300 or 1e-300). New array."
-    A, _ = _rows_view(X)
-    inv, idx, U = _row_scales(A)
-    out = A * inv[:, None]
-    out[idx] = U
-    return out
-
-
-# %% ../nbs/24_gaussian_release.ipynb #c92fd1c1
-def _noise_scale(sensitivity, epsilon, what):
-    "Laplace scale b = sensitivity / epsilon, refused with a clear error when it is 0 or would overflow float64."
-    with np.errstate(over='ignore', divide='ignore'): b = float(np.float64(sensitivity) / np.float64(epsilon))
-    if not (0 < b < _HUGE_NOISE):
-        raise ValueError(f"epsilon: the budget {epsilon:g} spent on {what} gives a noise scale {b:g} that float64 cannot "
-                         "hold (the noise would be +-inf or 0); use a larger (or finite, smaller) epsilon")
-    return b
-
-def _laplace(value, sensitivity, epsilon, rng, sampler, what):
-    """`value` + i.i.d. Laplace(sensitivity / epsilon) noise drawn by the named sampler (a new array), through `add_laplace`:
-    with sampler='safe' the value is rounded to the grid and the sum is exact, the scale raised to cover the rounding."""
-    v = np.asarray(value, dtype=float)
-    return add_laplace(v, _noise_scale(sensitivity, epsilon, what), rng, sampler, sensitivity=float(sensitivity))
-
-def ron_preprocess_project(X, # (n, m) data, any scale
-                           W, # (m, p) projection with orthonormal columns (or None: identity)
-                           epsilon_mu: float, # budget of the DP mean
-                           rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
-                           chunk: int = 65536,
-                           sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
-                          ) -> tuple:
-    """RON-Gauss Alg. 1 + 2: returns (Z = rows W^T xbar, (n, p); mu_dp, (m,)). Spends epsilon_mu (Laplace, Lemma 2).
-    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    A, _ = _rows_view(X)
-    n, m = A.shape
-    rng = as_rng(rng)
-    inv, idx, U = _row_scales(A)
-    total = inv @ A + U.sum(0)
-    mu = _laplace(total / n, mean_l1_sensitivity(m, n), check_epsilon(epsilon_mu, 'epsilon_mu'), rng, sampler, 'the mean')
-    if W is None: W = np.eye(m)
-    p = W.shape[1]
-    Wmu, mu2 = mu @ W, float(mu @ mu)
-    Z = np.empty((n, p))
-    for s in range(0, n, chunk):
-        e = min(n, s + chunk)
-        Ac, ic = A[s:e], inv[s:e]
-        Zc = (Ac @ W) * ic[:, None] - Wmu
-        c2 = (ic > 0) - 2.0 * (Ac @ mu) * ic + mu2
-        c = np.sqrt(np.maximum(c2, 0.0))
-        Z[s:e] = np.divide(Zc, c[:, None], out=np.zeros_like(Zc), where=c[:, None] > 1e-12)
-    if len(idx):                                   # rows of extreme magnitude: the same map from their unit vectors
-        Zc = U @ W - Wmu
-        c = np.sqrt(np.maximum(1.0 - 2.0 * (U @ mu) + mu2, 0.0))
-        Z[idx] = np.divide(Zc, c[:, None], out=np.zeros_like(Zc), where=c[:, None] > 1e-12)
-    return Z, mu
-
-# %% ../nbs/24_gaussian_release.ipynb #2a5da42f
-def preprocess_rows(X, mu) -> np.ndarray:
-    "Alg. 1's row map with a given (released) mean: normalise, subtract mu, normalise again. New array."
-    return unit_rows(unit_rows(X) - np.asarray(mu, float))
-
-# %% ../nbs/24_gaussian_release.ipynb #6fcedda4
-def clip_to_ball(v, radius: float = 1.0) -> np.ndarray:
-    "v scaled down onto the ball of the given radius if it lies outside (post-processing of a released vector). New array."
-    v = np.array(v, float); nv = float(np.linalg.norm(v))
-    return v * (radius / nv) if nv > radius else v
-
-# %% ../nbs/24_gaussian_release.ipynb #7fdab315
-def center_project(X, # (n, m) rows of one class, any scale
-                   W, # (m, p) projection with orthonormal columns
-                   epsilon_mu: float, # budget of the DP class mean
-                   rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
-                   sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
-                  ) -> tuple:
-    """Scale-consistent class rows: (Z = rows W^T(x/||x|| - mu), (n, p); mu, (m,)), mu = DP mean clipped to the unit ball;
-    ||z|| <= 2. The class size n is treated as public. A fixed integer `rng` is for tests and teaching; a release should
-    use fresh entropy (`rng=None`, the default)."""
-    U = unit_rows(X)
-    n, m = U.shape
-    mu = _laplace(U.mean(0), mean_l1_sensitivity(m, n), check_epsilon(epsilon_mu, 'epsilon_mu'), as_rng(rng), sampler, 'the class mean')
-    mu = clip_to_ball(mu)                                                      # post-processing: ||mu|| <= 1
-    return (U - mu) @ W, mu
-
-# %% ../nbs/24_gaussian_release.ipynb #c02368f7
-def _sym_noise(q, scale, rng, sampler, kind='laplace'):
-    "Symmetric (q, q) noise: i.i.d. draws on and above the diagonal (Laplace(scale) or N(0, scale^2)), mirrored."
-    draw = laplace_noise if kind == 'laplace' else gaussian_noise
-    return sym_from_upper(draw(scale, q * (q + 1) // 2, rng, sampler), q)
-
-def _clip_rows(Z, r):
-    "Rows scaled down onto the ball of radius r where rounding put them a hair outside (a per-row map). New array."
-    nz = np.sqrt(np.einsum('ij,ij->i', Z, Z))
-    over = nz > r
-    if not over.any(): return Z
-    Z = np.array(Z, dtype=float, copy=True); Z[over] *= (r / nz[over])[:, None]
-    return Z
-
-def _laplace_moment(M, full, upper, pub, epsilon, rng, sampler, release, published):
-    """The noise rules of a Laplace second-moment release, given its sensitivities: all p² entries (`full`, then averaged
-    with the transpose), the upper triangle mirrored (`upper`), or the published calibration (`pub`, not symmetrised).
-    With sampler='safe' the noisy statistic itself is released exactly; mirroring / averaging is post-processing."""
-    q = M.shape[0]
-    if published: return _laplace(M, pub, epsilon, rng, sampler, 'the covariance')
-    if sampler == 'safe':
-        if release == 'upper': return sym_from_upper(_laplace(M[np.triu_indices(q)], upper, epsilon, rng, sampler, 'the covariance'), q)
-        N = _laplace(M, full, epsilon, rng, sampler, 'the covariance')
-        return (N + N.T) / 2
-    if release == 'upper': return M + _sym_noise(q, _noise_scale(upper, epsilon, 'the covariance'), rng, sampler)
-    E = laplace_noise(_noise_scale(full, epsilon, 'the covariance'), (q, q), rng, sampler)
-    return M + (E + E.T) / 2
-
-def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected features)
-                          epsilon: float, y=None, # optional labels in [-label_bound, label_bound] (augmented matrix, Lemma 5)
-                          label_bound: float = 1.0, release: str = 'upper', published: bool = False,
-                          rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
-                          row_norm: float = 1.0, # public bound r on the row norms; sensitivities scale by r^2 (and r*a)
-                          sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
-                          clip: bool = False, # scale rows longer than row_norm back onto the ball instead of raising
-                         ) -> np.ndarray:
-    """epsilon-DP (augmented) second moment $\\frac1n\\sum z_iz_i^\\top$ of rows with norm <= row_norm; symmetric, not yet PSD.
-    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    epsilon = check_epsilon(epsilon, 'epsilon_cov'); rng = as_rng(rng); r = check_positive(row_norm, 'row_norm')
-    if release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {release!r}")
-    check_sampler(sampler)
-    Z = np.asarray(Z, float)
-    n, p = Z.shape
-    if clip: Z = _clip_rows(Z, r)
-    elif np.linalg.norm(Z, axis=1).max() > r * (1 + 1e-9):
-        raise ValueError(f"rows of Z must have norm <= row_norm = {r}: the sensitivity would not hold (or pass clip=True)")
-    if y is not None:
-        a = check_positive(label_bound, 'label_bound')
-        y = np.asarray(y, float).reshape(-1)
-        if not np.all(np.abs(y) <= a): raise ValueError(f"labels must lie in [-label_bound, label_bound] = [-{a}, {a}]")
-        Z = np.c_[Z, y]
-        full, upper, pub = (aug_cov_l1_sensitivity(p, n, a, r), aug_cov_upper_l1_sensitivity(p, n, a, r),
-                            aug_cov_l1_sensitivity(p, n, a, r, published=True))
-    else:
-        full, upper, pub = cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r), cov_l1_sensitivity(p, n, r, published=True)
-    return _laplace_moment(Z.T @ Z / n, full, upper, pub, epsilon, rng, sampler, release, published)
-
-
-# %% ../nbs/24_gaussian_release.ipynb #dc6dd077
-def gaussian_sampler(mean, cov, n: int,
-                     rng=None, # None (fresh entropy) | int seed (tests, teaching) | Generator
-                    ) -> np.ndarray:
-    """n draws from N(mean, psd_project(cov)) (eigen-factorisation; cov need not be PSD). Post-processing of a released model.
-    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    rng = as_rng(rng); cov = np.asarray(cov, float)
-    w, V = np.linalg.eigh((cov + cov.T) / 2)
-    L = V * np.sqrt(np.maximum(w, 0.0))
-    return np.asarray(mean, float) + rng.standard_normal((n, len(w))) @ L.T
-
-# %% ../nbs/24_gaussian_release.ipynb #c3ee5a27
-def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
-              p: int, source: str = 'lap', epsilon: float = None, delta: float = None,
-              rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
-              sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
-             ) -> np.ndarray:
-    """Top-p principal directions of the rows `Xb` from 'lap' (eps-DP), 'analyze_gauss' ((eps, delta)-DP) or 'public'/'data'
-    (no noise). A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    n, m = Xb.shape
-    rng = as_rng(rng)
-    if source == 'lap':
-        b = _noise_scale(cov_upper_l1_sensitivity(m, n), check_epsilon(epsilon, 'epsilon_pca'), 'the PCA')
-        if sampler == 'safe':     # the upper triangle released exactly on the grid, then mirrored (post-processing)
-            M = sym_from_upper(add_laplace((Xb.T @ Xb / n)[np.triu_indices(m)], b, rng, sampler,
-                                           sensitivity=cov_upper_l1_sensitivity(m, n)), m)
-        else: M = Xb.T @ Xb / n + _sym_noise(m, b, rng, sampler)
-    elif source == 'analyze_gauss':       # Analyze Gauss: rows of norm <= 1, upper triangle L2 sensitivity sqrt(2)
-        sigma = gaussian_sigma(gram_l2_sensitivity(1.0), check_epsilon(epsilon, 'epsilon_pca'), delta)
-        if sampler == 'safe':
-            M = sym_from_upper(add_gaussian((_clip_rows(Xb, 1.0).T @ _clip_rows(Xb, 1.0))[np.triu_indices(m)],
-                                            _noise_scale(sigma, 1.0, 'the PCA'), rng, sampler, sensitivity=gram_l2_sensitivity(1.0)), m)
-        else: M = _clip_rows(Xb, 1.0).T @ _clip_rows(Xb, 1.0) + _sym_noise(m, _noise_scale(sigma, 1.0, 'the PCA'), rng, sampler, 'gaussian')
-    elif source in ('public', 'data'):
-        M = Xb.T @ Xb
-    else: raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {source!r}")
-    return top_eigvecs(M, p)
-
-# %% ../nbs/24_gaussian_release.ipynb #934a3866
-_TASKS = ('unsupervised', 'regression', 'classification')
-_CLASSES_MSG = "classes: pass the public list of label values, e.g. classes=[0, 1]"
-
-def _check_classes(classes):
-    "The public label list as a 1-D array (a check of a public input: it may raise)."
-    if classes is None: raise ValueError(_CLASSES_MSG)
-    if isinstance(classes, (str, bytes)) or np.ndim(classes) != 1: raise TypeError(f"{_CLASSES_MSG} (a list, got {classes!r})")
-    c = np.asarray(list(classes))
-    if len(c) < 2: raise ValueError(f"classes: classification needs at least two label values, got {c.tolist()}")
-    if len(pd.unique(c)) != len(c): raise ValueError(f"classes: the label values must be distinct, got {c.tolist()}")
-    return c
-
-def _label_codes(y, n, classes):
-    """Codes 0..K-1 of the labels in the public `classes`. A label outside `classes` (or missing) is outside the declared
-    data domain and is refused: a domain check on a public input, not a data-dependent branch of the mechanism.
-    The message names no private value."""
-    if y is None: raise ValueError("task='classification' needs y")
-    if isinstance(y, pd.DataFrame): raise TypeError("y must be 1-D (array or Series), got a DataFrame")
-    arr = np.asarray(y)
-    if arr.ndim != 1 or len(arr) != n: raise ValueError(f"y must be 1-D with {n} entries, got shape {arr.shape}")
-    codes = pd.Index(classes).get_indexer(pd.Index(arr))
-    if np.any(codes < 0):
-        raise ValueError(f"y has labels outside classes={pd.Index(classes).tolist()} (or missing labels): the data must lie in the declared "
-                         "domain; add the value to classes or fix the data")
-    return codes
-
-def _regression_labels(y, n, a):
-    "Regression labels as floats in [-a, a]; outside the declared bound is refused (a domain check; no private value in the message)."
-    if y is None: raise ValueError("task='regression' needs y")
-    if isinstance(y, pd.DataFrame): raise TypeError("y must be 1-D (array or Series), got a DataFrame")
-    arr = np.asarray(y)
-    if arr.ndim != 1 or len(arr) != n: raise ValueError(f"y must be 1-D with {n} entries, got shape {arr.shape}")
-    try: arr = arr.astype(float)
-    except (TypeError, ValueError): raise TypeError("y must be numeric for task='regression'") from None
-    if not np.all(np.abs(arr) <= a):
-        raise ValueError(f"y must lie in [-label_bound, label_bound] = [-{a}, {a}] (NaN refused); rescale it with public bounds")
-    return arr
-
-def _split_counts(n, weights):
-    "Integer counts summing to n, proportional to the (released, non-negative) weights; uniform if they are all 0."
-    w = np.maximum(np.asarray(weights, float), 0.0)
-    w = w / w.sum() if w.sum() > 0 else np.full(len(w), 1.0 / len(w))
-    base = np.floor(n * w).astype(int)
-    base[np.argsort(n * w - base)[::-1][: n - base.sum()]] += 1
-    return base
-
-def class_sum_sensitivity(p: int, # dimension of the rows z
-                          row_norm: float = 1.0, # bound r on ||z||
-                          release: str = 'upper', # 'upper' (upper triangle incl. diagonal) or 'full' (all p^2 entries)
-                         ) -> float:
-    """L1 sensitivity of the per-class sums $(\\sum_{i\\in c} z_iz_i^\\top)_c$ released together, when one labelled row is replaced
-    (its label may change): max(within-class change, removal from one class + addition to another) = $(p+1)r^2$ ('upper') or $2pr^2$ ('full')."""
-    p = check_int(p, 'p'); r2 = check_positive(row_norm, 'row_norm') ** 2
-    if release == 'upper': return max(cov_upper_l1_sensitivity(p, 1, 1.0), p + 1.0) * r2
-    if release == 'full': return max(cov_l1_sensitivity(p, 1, 1.0), 2.0 * p) * r2
-    raise ValueError(f"release must be 'upper' or 'full', got {release!r}")
+__all__ = ['ROWS_PER_PARTITION', 'GaussRelease', 'RONGauss', 'ModipsGauss', 'PCAGauss']
 
 # %% ../nbs/24_gaussian_release.ipynb #e21c9d82
 class GaussRelease:
@@ -320,46 +55,66 @@ class GaussRelease:
         self.class_renormalize, self.classes, self.class_sizes, self.count_share, self.sampler = (
             class_renormalize, classes, class_sizes, count_share, sampler)
 
-    def _validate(self, m):
-        "All parameter checks, in one place. Returns (epsilon, p, budget fractions)."
-        eps = check_epsilon(self.epsilon)
-        if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
-        if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
-        if self.release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {self.release!r}")
-        p = self._default_p(m) if self.p is None else check_int(self.p, 'p')
-        if p > m: raise ValueError(f"p (= {p}) must not exceed the number of features m (= {m})")
-        fr = check_fractions(self._split_value(), 'split')
-        if len(fr) != self._n_budgets: raise ValueError(f"split must have {self._n_budgets} fractions, got {len(fr)}")
-        if np.any(fr <= 0): raise ValueError("split fractions must be > 0")
-        if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
-        if not isinstance(self.class_renormalize, (bool, np.bool_)): raise TypeError(f"class_renormalize must be True or False, got {self.class_renormalize!r}")
-        check_sampler(self.sampler)
-        if self._task() == 'classification':
-            _check_classes(self.classes)
-            if self.class_sizes not in ('private', 'public'):
-                raise ValueError(f"class_sizes must be 'private' (noisy counts) or 'public' (the papers' assumption), got {self.class_sizes!r}")
-            if self.published and self.class_sizes != 'public':
-                raise ValueError("published=True reproduces the paper, which treats class sizes as public: pass class_sizes='public'")
-            if self.class_sizes == 'private':
-                c = check_positive(self.count_share, 'count_share')
-                if c >= 1: raise ValueError(f"count_share must lie in (0, 1), got {c}")
-        return eps, p, fr
+# %% ../nbs/24_gaussian_release.ipynb #6adb9a92
+@patch
+def _validate(self:GaussRelease, m):
+    "All parameter checks, in one place. Returns (epsilon, p, budget fractions)."
+    eps = check_epsilon(self.epsilon)
+    if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
+    if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
+    if self.release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {self.release!r}")
+    p = self._default_p(m) if self.p is None else check_int(self.p, 'p')
+    if p > m: raise ValueError(f"p (= {p}) must not exceed the number of features m (= {m})")
+    fr = check_fractions(self._split_value(), 'split')
+    if len(fr) != self._n_budgets: raise ValueError(f"split must have {self._n_budgets} fractions, got {len(fr)}")
+    if np.any(fr <= 0): raise ValueError("split fractions must be > 0")
+    if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
+    if not isinstance(self.class_renormalize, (bool, np.bool_)): raise TypeError(f"class_renormalize must be True or False, got {self.class_renormalize!r}")
+    check_sampler(self.sampler)
+    if self._task() == 'classification':
+        check_classes(self.classes, keep_order=True, at_least=2)
+        if self.class_sizes not in ('private', 'public'):
+            raise ValueError(f"class_sizes must be 'private' (noisy counts) or 'public' (the papers' assumption), got {self.class_sizes!r}")
+        if self.published and self.class_sizes != 'public':
+            raise ValueError("published=True reproduces the paper, which treats class sizes as public: pass class_sizes='public'")
+        if self.class_sizes == 'private':
+            c = check_positive(self.count_share, 'count_share')
+            if c >= 1: raise ValueError(f"count_share must lie in (0, 1), got {c}")
+    return eps, p, fr
 
-    def _task(self):
-        "The task as given, or (task=None) 'classification' when `classes` is given, else 'unsupervised'."
-        return self.task if self.task is not None else ('classification' if self.classes is not None else 'unsupervised')
+# %% ../nbs/24_gaussian_release.ipynb #f00159a5
+@patch
+def _task(self:GaussRelease):
+    "The task as given, or (task=None) 'classification' when `classes` is given, else 'unsupervised'."
+    return self.task if self.task is not None else ('classification' if self.classes is not None else 'unsupervised')
 
-    # --- hooks (overridden) -------------------------------------------------------------------------
-    def _default_p(self, m): return m
-    def _split_value(self): return self.split
-    def _budgets(self, eps, fr): return dict(pca=0.0, mu=eps * fr[0], cov=eps * fr[1])
-    def _projection(self, m, p, rng): return haar_orthonormal(m, p, rng=rng)
-    def _global(self, A, p, b, rng, **kw):
-        "Unsupervised / regression: (Z, mu, W)."
-        W = self._projection(A.shape[1], p, rng)
-        Z, mu = ron_preprocess_project(A, W, b['mu'], rng, sampler=self.sampler)
-        return Z, mu, W
-    def _class_basis(self, A, p, b, rng, **kw): return self._projection(A.shape[1], p, rng)
+# %% ../nbs/24_gaussian_release.ipynb #aa010460
+@patch
+def _default_p(self:GaussRelease, m): return m
+
+# %% ../nbs/24_gaussian_release.ipynb #b40748ac
+@patch
+def _split_value(self:GaussRelease): return self.split
+
+# %% ../nbs/24_gaussian_release.ipynb #f1a572e7
+@patch
+def _budgets(self:GaussRelease, eps, fr): return dict(pca=0.0, mu=eps * fr[0], cov=eps * fr[1])
+
+# %% ../nbs/24_gaussian_release.ipynb #81fe58e2
+@patch
+def _projection(self:GaussRelease, m, p, rng): return haar_orthonormal(m, p, rng=rng)
+
+# %% ../nbs/24_gaussian_release.ipynb #080cdcd4
+@patch
+def _global(self:GaussRelease, A, p, b, rng, **kw):
+    "Unsupervised / regression: (Z, mu, W)."
+    W = self._projection(A.shape[1], p, rng)
+    Z, mu = ron_preprocess_project(A, W, b['mu'], rng, sampler=self.sampler)
+    return Z, mu, W
+
+# %% ../nbs/24_gaussian_release.ipynb #ab316345
+@patch
+def _class_basis(self:GaussRelease, A, p, b, rng, **kw): return self._projection(A.shape[1], p, rng)
 
 # %% ../nbs/24_gaussian_release.ipynb #840a96e6
 @patch
@@ -367,7 +122,7 @@ def fit(self: GaussRelease, X, y=None, **kw):
     """Fit the DP model; spends `epsilon` in total. X: (n, m) array or DataFrame (n is public: replace-one neighbours);
     y: labels for supervised tasks (classification: values in the public `classes`). X may be a Dask collection (see `_fit_dask`)."""
     if self.task is None and y is not None and self.classes is None:      # labels given, label set not: refuse
-        raise ValueError(_CLASSES_MSG + " (or pass task='regression' or task='unsupervised')")
+        raise ValueError(CLASSES_MESSAGE + " (or pass task='regression' or task='unsupervised')")
     if is_dask(X) or (self._exact and self._exact_unsupported() is None):  # see "Exact statistics, on Dask" below
         return self._fit_dask(X, y, **kw)
     A, meta = _rows_view(X)
@@ -378,7 +133,7 @@ def fit(self: GaussRelease, X, y=None, **kw):
     self.y_name_ = y.name if isinstance(y, pd.Series) else None
     self.n_features_in_, self.p_ = m, p
     if self._task() == 'classification':
-        self.classes_ = _check_classes(self.classes)
+        self.classes_ = check_classes(self.classes, keep_order=True, at_least=2)
         codes = _label_codes(y, n, self.classes_)
         private = self.class_sizes == 'private'
         b = self._budgets(eps * (1 - self.count_share) if private else eps, fr)
@@ -402,6 +157,7 @@ def fit(self: GaussRelease, X, y=None, **kw):
     self._rng_, self._on_dask = rng, False
     return self
 
+# %% ../nbs/24_gaussian_release.ipynb #86db3619
 @patch
 def _release(self: GaussRelease, Z, yy, b, rng):
     M = release_second_moment(Z, b['cov'], y=yy, label_bound=self._a_eff, release=self.release,
@@ -428,10 +184,11 @@ def _fit_classes_private(self: GaussRelease, A, codes, b, rng):
     V = U - mus[codes]
     if paper: V = unit_rows(V); r = 1.0                                      # Alg. 5 read literally: re-normalised rows
     else: r = 2.0                                                            # ||u - mu_c|| <= 2
-    Z = _clip_rows(V @ W, r)                                                 # ||W^T v|| <= ||v|| (Lemma 3); clip = rounding guard
+    Z = clip_rows(V @ W, r)                                                 # ||W^T v|| <= ||v|| (Lemma 3); clip = rounding guard
     # the noisy per-class second moments, released by the step shared with the Dask fit
     self._release_class_moments([Z[codes == c].T @ Z[codes == c] for c in range(K)], mus, den, b, rng, r)
 
+# %% ../nbs/24_gaussian_release.ipynb #7e7d0575
 @patch
 def _fit_classes_public(self: GaussRelease, A, codes, b, rng):
     """Classification with public class sizes (the papers' assumption: the exact counts are published and NOT protected):
@@ -488,6 +245,7 @@ def _draw_released(s: dict, n: int, rng) -> tuple:
     if s['task'] == 'unsupervised': return to_out(S), None
     return to_out(S[:, :-1]), S[:, -1] + s['y_mean']
 
+# %% ../nbs/24_gaussian_release.ipynb #935bdcf9
 @patch
 def _released(self: GaussRelease) -> dict:
     "The released model as plain arrays and public settings (what sampling needs; nothing else leaves the estimator)."
@@ -563,59 +321,82 @@ class PCAGauss(GaussRelease):
         super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
                          classes, class_sizes, count_share, sampler)
         self.pca, self.delta = pca, delta
-    def _default_p(self, m): return min(m, 10)          # p=None: a fixed public rule, never a look at the data
-    @property
-    def _n_budgets(self): return 3 if self.pca in ('lap', 'analyze_gauss') else 2
-    def _validate(self, m):
-        if self.pca not in ('lap', 'analyze_gauss', 'public', 'data'): raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {self.pca!r}")
-        if self.pca == 'data':
-            if self._task() != 'unsupervised': raise ValueError("pca='data' (Alg. 1) is only for task='unsupervised'")
-            if self.output == 'original': raise ValueError("pca='data': the eigenvectors are not private, samples exist only in PCA coordinates")
-        if self.pca == 'analyze_gauss': check_delta(self.delta, allow_zero=False)
-        return super()._validate(m)
-    def _split_value(self):
-        if self.split is not None: return self.split
-        return (0.2, 0.24, 0.56) if self._n_budgets == 3 else (0.3, 0.7)
-    def _budgets(self, eps, fr):
-        if len(fr) == 3: return dict(pca=eps * fr[0], mu=eps * fr[1], cov=eps * fr[2])
-        return dict(pca=0.0, mu=eps * fr[0], cov=eps * fr[1])
-    def _public_rows(self, kw, transform):
-        Xp = kw.get('X_public')
-        if Xp is None: raise ValueError("pca='public' needs fit(X, y, X_public=...) (rows that are public or set aside)")
-        P, _ = as_matrix(Xp, 'X_public')
-        if P.shape[1] != self.n_features_in_: raise ValueError("X_public must have the same columns as X")
-        return transform(P)
-    def _basis_from(self, Xb, p, b, rng, kw, transform):
-        if self.pca == 'public': return pca_basis(self._public_rows(kw, transform), p, 'public')
-        return pca_basis(Xb, p, self.pca, b['pca'], self.delta, rng, sampler=self.sampler)
-    def _global(self, A, p, b, rng, **kw):
-        Xb, mu = ron_preprocess_project(A, None, b['mu'], rng, sampler=self.sampler)   # Alg. 1 rows (n, m), norm <= 1
-        V = self._basis_from(Xb, p, b, rng, kw, lambda P: preprocess_rows(P, mu))
-        return Xb @ V, mu, V
-    def _class_basis(self, A, p, b, rng, **kw):
-        return self._basis_from(unit_rows(A), p, b, rng, kw, unit_rows)
-    def _release(self, Z, yy, b, rng):
-        if self.pca != 'data': return super()._release(Z, yy, b, rng)
-        n, p = Z.shape                         # Alg. 1: Z = Xb V_p has diagonal second moment; release the eigenvalues
-        lam = np.einsum('ij,ij->j', Z, Z) / n
-        lam = _laplace(lam, pca_eig_l1_sensitivity(p, n), b['cov'], rng, self.sampler, 'the eigenvalues')
-        return np.diag(np.maximum(lam, 0.0))
-    def fit(self, X, y=None, **kw):
-        "Fit the DP model (see `GaussRelease.fit`). With pca='data' the eigenvectors are private: they are not kept as `W_`."
-        super().fit(X, y, **kw)
-        if self.pca == 'data': self.W_ = None          # not kept anywhere: sample() needs only the eigenvalues
-        return self
+
+# %% ../nbs/24_gaussian_release.ipynb #62c9e9b3
+@patch
+def _default_p(self:PCAGauss, m): return min(m, 10)          # p=None: a fixed public rule, never a look at the data
+
+# %% ../nbs/24_gaussian_release.ipynb #839d197c
+@patch(as_prop=True)
+def _n_budgets(self:PCAGauss): return 3 if self.pca in ('lap', 'analyze_gauss') else 2
+
+# %% ../nbs/24_gaussian_release.ipynb #25487f0a
+@patch
+def _validate(self:PCAGauss, m):
+    if self.pca not in ('lap', 'analyze_gauss', 'public', 'data'): raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {self.pca!r}")
+    if self.pca == 'data':
+        if self._task() != 'unsupervised': raise ValueError("pca='data' (Alg. 1) is only for task='unsupervised'")
+        if self.output == 'original': raise ValueError("pca='data': the eigenvectors are not private, samples exist only in PCA coordinates")
+    if self.pca == 'analyze_gauss': check_delta(self.delta, allow_zero=False)
+    return super(PCAGauss, self)._validate(m)
+
+# %% ../nbs/24_gaussian_release.ipynb #7c58287b
+@patch
+def _split_value(self:PCAGauss):
+    if self.split is not None: return self.split
+    return (0.2, 0.24, 0.56) if self._n_budgets == 3 else (0.3, 0.7)
+
+# %% ../nbs/24_gaussian_release.ipynb #9fb8c8e1
+@patch
+def _budgets(self:PCAGauss, eps, fr):
+    if len(fr) == 3: return dict(pca=eps * fr[0], mu=eps * fr[1], cov=eps * fr[2])
+    return dict(pca=0.0, mu=eps * fr[0], cov=eps * fr[1])
+
+# %% ../nbs/24_gaussian_release.ipynb #19689e25
+@patch
+def _public_rows(self:PCAGauss, kw, transform):
+    Xp = kw.get('X_public')
+    if Xp is None: raise ValueError("pca='public' needs fit(X, y, X_public=...) (rows that are public or set aside)")
+    P, _ = as_matrix(Xp, 'X_public')
+    if P.shape[1] != self.n_features_in_: raise ValueError("X_public must have the same columns as X")
+    return transform(P)
+
+# %% ../nbs/24_gaussian_release.ipynb #99ac81f3
+@patch
+def _basis_from(self:PCAGauss, Xb, p, b, rng, kw, transform):
+    if self.pca == 'public': return pca_basis(self._public_rows(kw, transform), p, 'public')
+    return pca_basis(Xb, p, self.pca, b['pca'], self.delta, rng, sampler=self.sampler)
+
+# %% ../nbs/24_gaussian_release.ipynb #f45e2276
+@patch
+def _global(self:PCAGauss, A, p, b, rng, **kw):
+    Xb, mu = ron_preprocess_project(A, None, b['mu'], rng, sampler=self.sampler)   # Alg. 1 rows (n, m), norm <= 1
+    V = self._basis_from(Xb, p, b, rng, kw, lambda P: preprocess_rows(P, mu))
+    return Xb @ V, mu, V
+
+# %% ../nbs/24_gaussian_release.ipynb #1af0bbc3
+@patch
+def _class_basis(self:PCAGauss, A, p, b, rng, **kw):
+    return self._basis_from(unit_rows(A), p, b, rng, kw, unit_rows)
+
+# %% ../nbs/24_gaussian_release.ipynb #e6121e41
+@patch
+def _release(self:PCAGauss, Z, yy, b, rng):
+    if self.pca != 'data': return super(PCAGauss, self)._release(Z, yy, b, rng)
+    n, p = Z.shape                         # Alg. 1: Z = Xb V_p has diagonal second moment; release the eigenvalues
+    lam = np.einsum('ij,ij->j', Z, Z) / n
+    lam = _laplace(lam, pca_eig_l1_sensitivity(p, n), b['cov'], rng, self.sampler, 'the eigenvalues')
+    return np.diag(np.maximum(lam, 0.0))
+
+# %% ../nbs/24_gaussian_release.ipynb #c4139f0d
+@patch
+def fit(self:PCAGauss, X, y=None, **kw):
+    "Fit the DP model (see `GaussRelease.fit`). With pca='data' the eigenvectors are private: they are not kept as `W_`."
+    super(PCAGauss, self).fit(X, y, **kw)
+    if self.pca == 'data': self.W_ = None          # not kept anywhere: sample() needs only the eigenvalues
+    return self
 
 # %% ../nbs/24_gaussian_release.ipynb #4142139f
-def _dask_columns(X) -> tuple:
-    "(m, column names or None) of a Dask DataFrame or 2-D Dask array, from its metadata alone (no computation)."
-    if hasattr(X, 'columns'):
-        bad = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X.dtypes[c]) or pd.api.types.is_bool_dtype(X.dtypes[c]))]
-        if bad: raise TypeError(f"X: non-numeric columns {bad[:5]}; encode them first")
-        return len(X.columns), pd.Index(X.columns)
-    if X.ndim != 2 or np.isnan(X.shape[1]): raise ValueError("X: pass a Dask DataFrame or a 2-D Dask array with a known number of columns")
-    return int(X.shape[1]), None
-
 def _codes_in(yb, classes):
     "Class indices of one partition's labels (runs on a worker): a label outside the public `classes` is a domain error."
     codes = pd.Index(classes).get_indexer(pd.Index(np.asarray(yb).ravel()))
@@ -637,15 +418,14 @@ def _prep_centred(W, mu=None, mus=None, classes=None, r=1.0):
     def prep(A, yb):
         if classes is None: idx, V = np.zeros(len(A), dtype=np.int64), preprocess_rows(A, mu)
         else: idx = _codes_in(yb, classes); V = unit_rows(A) - mus[idx]
-        return _clip_rows(V @ W, r), idx
+        return clip_rows(V @ W, r), idx
     return prep
 
 def _noisy_moment(M, n, eps, rng, sampler, release, published, r=1.0):
     "Release of a second moment M = (1/n) Σ z zᵀ of rows with norm ≤ r: the noise rules of `release_second_moment` (no labels)."
     p = M.shape[0]
-    return _laplace_moment(M, cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r),
+    return laplace_moment(M, cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r),
                            cov_l1_sensitivity(p, n, r, published=True), eps, rng, sampler, release, published)
-
 
 # %% ../nbs/24_gaussian_release.ipynb #cec24d8e
 @patch
@@ -661,7 +441,7 @@ def _fit_dask(self: GaussRelease, X, y=None, **kw):
     if msg: raise ValueError(msg)
     if on_dask:
         if y is not None and task == 'unsupervised': raise ValueError("task='unsupervised' takes no y")
-        m, cols = _dask_columns(X)
+        m, cols = dask_columns(X); cols = None if cols is None else pd.Index(cols)
     else:                                                                     # in memory: the same exact statistics
         A, meta = _rows_view(X)
         m, cols = A.shape[1], (meta.columns if (meta is not None and meta.kind == 'dataframe') else None)
@@ -670,49 +450,63 @@ def _fit_dask(self: GaussRelease, X, y=None, **kw):
     rng = as_rng(self.rng)
     self.columns_, self.y_name_ = cols, getattr(y, 'name', None)
     self.n_features_in_, self.p_ = m, p
-    smp = self.sampler
     # Privacy does not depend on the partitioning: every statistic below is the same function of the whole data set for
     # any split (exact integer sums). Quantisation truncates toward zero, so no entry and no row norm grows: the rows keep
     # their public norm bounds (1 for unit / Alg. 1 rows, r for class-centred rows) and every sensitivity bound holds.
-    if task == 'classification':
-        self.classes_ = _check_classes(self.classes)
-        K = len(self.classes_)
-        if not on_dask: y = _label_codes(y, len(X), self.classes_)             # the in-memory checks, then class indices
-        lab = self.classes_ if on_dask else np.arange(K)
-        b = self._budgets(eps * (1 - self.count_share), fr); b['count'] = eps * self.count_share
-        W = self.W_ = self._class_basis_dask(m, p, rng)
-        s1 = exact_moments(X, y, K, prep=_prep_unit(lab), bound=1.0, second=None)           # pass 1
-        cnt = _laplace(s1['count'].astype(float), 2.0, b['count'], rng, smp, 'the class counts')
-        self.class_counts_, den = np.maximum(cnt, 0.0), np.maximum(cnt, 1.0)
-        S = _laplace(s1['sum'], mean_l1_sensitivity(m, 1), b['mu'], rng, smp, 'the class means')
-        raw = S / den[:, None]
-        mus, r = np.array([clip_to_ball(v) for v in raw]), 2.0
-        s2 = exact_moments(X, y, K, prep=_prep_centred(W, mus=mus, classes=lab, r=r), bound=r, second='per_class')  # pass 2
-        self._release_class_moments(list(s2['second']), mus, den, b, rng, r)
-        self.mu_ = None
-    else:
-        b = self._budgets(eps, fr)
-        self.y_mean_, self._a_eff = 0.0, float(self.label_bound)
-        W = None if getattr(self, 'pca', None) == 'lap' else self._projection(m, p, rng)              # same draw order as in memory
-        s1 = exact_moments(X, None, 1, prep=_prep_unit(), bound=1.0, second=None)                     # pass 1
-        n = int(s1['count'][0])
-        if n < 1: raise ValueError("X: no rows")                                                    # public: n is public (replace-one)
-        mu = self.mu_ = _laplace(s1['total'] / n, mean_l1_sensitivity(m, n), b['mu'], rng, smp, 'the mean')
-        if W is None:                                                         # PCA-Gauss, pca='lap': Gram of Alg. 1's rows
-            G = exact_moments(X, None, 1, prep=_prep_centred(np.eye(m), mu=mu), bound=1.0)['second'] / n   # pass 2
-            bs = _noise_scale(cov_upper_l1_sensitivity(m, n), b['pca'], 'the PCA')
-            if smp == 'safe': Mn = sym_from_upper(add_laplace(G[np.triu_indices(m)], bs, rng, smp, sensitivity=cov_upper_l1_sensitivity(m, n)), m)
-            else: Mn = G + _sym_noise(m, bs, rng, smp)
-            W = top_eigvecs(Mn, p)
-            M = W.T @ G @ W                                                   # second moment of z = W^T x̃ (‖z‖ ≤ 1)
-        else:
-            M = exact_moments(X, None, 1, prep=_prep_centred(W, mu=mu), bound=1.0)['second'] / n          # pass 2
-        self.W_ = W
-        self.cov_ = psd_project(_noisy_moment(M, n, b['cov'], rng, smp, self.release, self.published))
+    if task == 'classification': b = self._fit_dask_classes(X, y, eps, fr, m, p, rng, on_dask)
+    else: b = self._fit_dask_global(X, eps, fr, m, p, rng)
     self.budget_ = {k: float(v) for k, v in b.items()}
     self._rng_, self._on_dask = rng, on_dask
     return self
 
+# %% ../nbs/24_gaussian_release.ipynb #6cd04c5a
+@patch
+def _fit_dask_classes(self: GaussRelease, X, y, eps, fr, m, p, rng, on_dask) -> dict:
+    "The class-conditional model with exact statistics (two passes); returns the budgets spent."
+    smp = self.sampler
+    self.classes_ = check_classes(self.classes, keep_order=True, at_least=2)
+    K = len(self.classes_)
+    if not on_dask: y = _label_codes(y, len(X), self.classes_)             # the in-memory checks, then class indices
+    lab = self.classes_ if on_dask else np.arange(K)
+    b = self._budgets(eps * (1 - self.count_share), fr); b['count'] = eps * self.count_share
+    W = self.W_ = self._class_basis_dask(m, p, rng)
+    s1 = exact_moments(X, y, K, prep=_prep_unit(lab), bound=1.0, second=None)           # pass 1
+    cnt = _laplace(s1['count'].astype(float), 2.0, b['count'], rng, smp, 'the class counts')
+    self.class_counts_, den = np.maximum(cnt, 0.0), np.maximum(cnt, 1.0)
+    S = _laplace(s1['sum'], mean_l1_sensitivity(m, 1), b['mu'], rng, smp, 'the class means')
+    raw = S / den[:, None]
+    mus, r = np.array([clip_to_ball(v) for v in raw]), 2.0
+    s2 = exact_moments(X, y, K, prep=_prep_centred(W, mus=mus, classes=lab, r=r), bound=r, second='per_class')  # pass 2
+    self._release_class_moments(list(s2['second']), mus, den, b, rng, r)
+    self.mu_ = None
+    return b
+
+# %% ../nbs/24_gaussian_release.ipynb #0363152f
+@patch
+def _fit_dask_global(self: GaussRelease, X, eps, fr, m, p, rng) -> dict:
+    "The model without classes (unsupervised) with exact statistics (two passes); returns the budgets spent."
+    smp = self.sampler
+    b = self._budgets(eps, fr)
+    self.y_mean_, self._a_eff = 0.0, float(self.label_bound)
+    W = None if getattr(self, 'pca', None) == 'lap' else self._projection(m, p, rng)              # same draw order as in memory
+    s1 = exact_moments(X, None, 1, prep=_prep_unit(), bound=1.0, second=None)                     # pass 1
+    n = int(s1['count'][0])
+    if n < 1: raise ValueError("X: no rows")                                                    # public: n is public (replace-one)
+    mu = self.mu_ = _laplace(s1['total'] / n, mean_l1_sensitivity(m, n), b['mu'], rng, smp, 'the mean')
+    if W is None:                                                         # PCA-Gauss, pca='lap': Gram of Alg. 1's rows
+        G = exact_moments(X, None, 1, prep=_prep_centred(np.eye(m), mu=mu), bound=1.0)['second'] / n   # pass 2
+        bs = _noise_scale(cov_upper_l1_sensitivity(m, n), b['pca'], 'the PCA')
+        if smp == 'safe': Mn = sym_from_upper(add_laplace(G[np.triu_indices(m)], bs, rng, smp, sensitivity=cov_upper_l1_sensitivity(m, n)), m)
+        else: Mn = G + symmetric_noise(m, bs, rng, 'laplace', smp)
+        W = top_eigvecs(Mn, p)
+        M = W.T @ G @ W                                                   # second moment of z = W^T x̃ (‖z‖ ≤ 1)
+    else:
+        M = exact_moments(X, None, 1, prep=_prep_centred(W, mu=mu), bound=1.0)['second'] / n          # pass 2
+    self.W_ = W
+    self.cov_ = psd_project(_noisy_moment(M, n, b['cov'], rng, smp, self.release, self.published))
+    return b
+
+# %% ../nbs/24_gaussian_release.ipynb #7f874181
 GaussRelease._exact = True     # in memory too, the variants below use the exact statistics (False: the float statistics)
 
 @patch
@@ -734,6 +528,7 @@ def _class_basis_dask(self: GaussRelease, m, p, rng):
     "The class-conditional projection on Dask: drawn independently of the data (RON-Gauss, MODIPS)."
     return self._projection(m, p, rng)
 
+# %% ../nbs/24_gaussian_release.ipynb #69bfb4f4
 @patch
 def _release_class_moments(self: GaussRelease, Ts, mus, den, b, rng, r):
     "Noisy per-class second-moment sums `Ts` (joint L1 sensitivity `class_sum_sensitivity`): the last step of the in-memory and the Dask class fits."
@@ -754,10 +549,9 @@ def _release_class_moments(self: GaussRelease, Ts, mus, den, b, rng, r):
     scale = _noise_scale(sens, b['cov'], 'the class covariances')
     for c in range(K):
         T = Ts[c]
-        if self.release == 'upper': T = T + _sym_noise(len(T), scale, rng, smp)
+        if self.release == 'upper': T = T + symmetric_noise(len(T), scale, rng, 'laplace', smp)
         else: E = laplace_noise(scale, T.shape, rng, smp); T = T + (E + E.T) / 2
         self.means_.append(mus[c] @ W); self.covs_.append(psd_project(T / den[c]))
-
 
 # %% ../nbs/24_gaussian_release.ipynb #ab12dc6c
 ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition when sampling to Dask
@@ -789,6 +583,7 @@ def _gauss_sample_dask(est, n: int, g, npartitions=None):
     y = D[_LABEL].rename(est.y_name_) if est.columns_ is not None else D[_LABEL].to_dask_array(lengths=sizes)
     return X, y
 
+# %% ../nbs/24_gaussian_release.ipynb #dba45582
 @patch
 def sample(self: GaussRelease, n: int,
            rng=None, # None: continue the fit's generator | int seed (tests, teaching) | Generator
@@ -803,120 +598,3 @@ def sample(self: GaussRelease, n: int,
     g = self._rng_ if rng is None else as_rng(rng)
     if npartitions is None and not getattr(self, '_on_dask', False): return self._sample_memory(n, g)
     return _gauss_sample_dask(self, n, g, npartitions)
-
-
-# %% ../nbs/24_gaussian_release.ipynb #d48f0f2f
-class IdentityRelease:
-    """Noisy projected rows (identity query after a random or PCA projection): Li et al. / Jiang et al. baselines.
-    A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    released_attributes = ('rows_', 'labels_')
-    public_attributes = ('R_', 'sensitivity_', 'n_features_in_', 'columns_', 'y_name_', 'classes_', 'budget_')
-    def __init__(self, k: int, epsilon: float = 1.0, task: str = None, label_bound: float = 1.0,
-                 basis: str = 'bernoulli', # 'bernoulli' (Li et al.) | 'pca' (Jiang et al.; public rows via fit(..., X_public=))
-                 output: str = 'projected',
-                 rng=None, # None (fresh entropy: releases) | int seed (tests, teaching) | Generator
-                 classes=None, # classification: the PUBLIC list of label values (required)
-                 class_sizes: str = 'private', # 'private' (labels by randomised response) | 'public' (exact labels, the papers' setting)
-                 label_share: float = 0.2, # classification, private: fraction of epsilon for the randomised response on labels
-                 sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
-                ):
-        self.k, self.epsilon, self.task, self.label_bound, self.basis, self.output, self.rng = k, epsilon, task, label_bound, basis, output, rng
-        self.classes, self.class_sizes, self.label_share, self.sampler = classes, class_sizes, label_share, sampler
-
-    def _validate(self, m):
-        "All parameter checks, in one place. Returns (epsilon, k)."
-        eps = check_epsilon(self.epsilon)
-        k = check_int(self.k, 'k')
-        if k > m: raise ValueError(f"k (= {k}) must not exceed the number of features m (= {m})")
-        if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
-        if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
-        if self.basis not in ('bernoulli', 'pca'): raise ValueError(f"basis must be 'bernoulli' or 'pca', got {self.basis!r}")
-        check_sampler(self.sampler)
-        if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
-        if self._task() == 'classification':
-            _check_classes(self.classes)
-            if self.class_sizes not in ('private', 'public'):
-                raise ValueError(f"class_sizes must be 'private' or 'public', got {self.class_sizes!r}")
-            s = check_positive(self.label_share, 'label_share')
-            if self.class_sizes == 'private' and s >= 1: raise ValueError(f"label_share must lie in (0, 1), got {s}")
-        return eps, k
-
-    def _task(self):
-        "The task as given, or (task=None) 'classification' when `classes` is given, else 'unsupervised'."
-        return self.task if self.task is not None else ('classification' if self.classes is not None else 'unsupervised')
-
-# %% ../nbs/24_gaussian_release.ipynb #e90952e4
-@patch
-def fit(self: IdentityRelease, X, y=None, X_public=None):
-    """Release the noisy projected rows (epsilon-DP, replace-one, n public). Classification: labels by K-ary randomised
-    response (default) or exact (class_sizes='public', the papers' setting: labels are then NOT protected)."""
-    if self.task is None and y is not None and self.classes is None:      # labels given, label set not: refuse
-        raise ValueError(_CLASSES_MSG + " (or pass task='regression' or task='unsupervised')")
-    A, meta = as_matrix(X)
-    n, m = A.shape
-    eps, k = self._validate(m)
-    rng = as_rng(self.rng)
-    Xn = unit_rows(A)
-    if self.basis == 'bernoulli':
-        R = rng.choice([-1.0, 1.0], size=(m, k)) / np.sqrt(k)            # drawn independently of the data
-        dx = 2.0 * np.sqrt(k) * np.linalg.norm(R, 2)
-    else:
-        if X_public is None: raise ValueError("basis='pca' needs fit(X, y, X_public=...)")
-        P, _ = as_matrix(X_public, 'X_public')
-        R = pca_basis(unit_rows(P), k, 'public'); dx = 2.0 * np.sqrt(k)
-    Y = Xn @ R
-    self.R_, self.n_features_in_ = R, m
-    self.columns_ = meta.columns if meta.kind == 'dataframe' else None
-    self.y_name_ = y.name if isinstance(y, pd.Series) else None
-    if self._task() == 'regression':
-        a = float(self.label_bound)
-        lab = _regression_labels(y, n, a)
-        out = _laplace(np.c_[Y, lab], dx + 2 * a, eps, rng, self.sampler, 'the rows')
-        self.rows_, self.labels_ = out[:, :-1], out[:, -1]
-        self.budget_ = dict(rows=eps)
-    elif self._task() == 'classification':
-        self.classes_ = _check_classes(self.classes)
-        codes = _label_codes(y, n, self.classes_)
-        if self.class_sizes == 'public':
-            self.rows_, self.labels_ = _laplace(Y, dx, eps, rng, self.sampler, 'the rows'), self.classes_[codes]
-            self.budget_ = dict(rows=eps)
-        else:   # each row: features with eps_x, its label by randomised response with eps_y; one row changes -> eps_x + eps_y
-            ey = eps * self.label_share
-            self.rows_ = _laplace(Y, dx, eps - ey, rng, self.sampler, 'the rows')
-            K = len(self.classes_)
-            keep = 1.0 / (1.0 + (K - 1) * np.exp(-ey))                       # P[report the true label] = e^ey / (e^ey + K - 1)
-            other = (codes + rng.integers(1, K, size=n)) % K                  # a uniformly chosen other label
-            self.labels_ = self.classes_[np.where(rng.random(n) < keep, codes, other)]
-            self.budget_ = dict(rows=eps - ey, labels=ey)
-    else:
-        self.rows_, self.labels_ = _laplace(Y, dx, eps, rng, self.sampler, 'the rows'), None
-        self.budget_ = dict(rows=eps)
-    self.sensitivity_, self._rng_ = dx, rng
-    return self
-
-@patch
-def _out(self: IdentityRelease, Y):
-    if self.output == 'original':
-        X = Y @ np.linalg.pinv(self.R_)
-        return pd.DataFrame(X, columns=self.columns_) if self.columns_ is not None else X
-    return pd.DataFrame(Y, columns=[f'r{j}' for j in range(Y.shape[1])]) if self.columns_ is not None else Y
-
-@patch
-def sample(self: IdentityRelease, n: int = None,
-           rng=None, # None: continue the fit's generator | int seed (tests, teaching) | Generator
-          ):
-    "The released rows (shuffled), or n of them drawn with replacement (post-processing)."
-    if not hasattr(self, 'rows_'): raise ValueError("not fitted yet: call fit(X) first")
-    rng = self._rng_ if rng is None else as_rng(rng)
-    N = len(self.rows_)
-    idx = rng.permutation(N) if n is None or n == N else rng.integers(0, N, size=check_int(n, 'n'))
-    X = self._out(self.rows_[idx])
-    if self._task() == 'unsupervised': return X
-    ys = self.labels_[idx]
-    return X, (pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys)
-
-@patch
-def transform(self: IdentityRelease, X):
-    "Rows the caller holds (e.g. a test set) in the release's coordinates."
-    A, _ = as_matrix(X)
-    return self._out(unit_rows(A) @ self.R_)

@@ -87,6 +87,7 @@ def theorem_a_sigma(epsilon:float, # epsilon_1 spent on P'
         raise ValueError(f"delta must be < 1/2 for method={method!r} (DPRP Lemma 3), got {delta}")
     return _theorem_a_sigma(epsilon, delta, Z, k, sp, method)
 
+# %% ../nbs/12_jl_gaussian_release.ipynb #ce12ad98
 @lru_cache(maxsize=256)
 def _theorem_a_sigma(epsilon, delta, Z, k, sp, method):
     "Cached core of `theorem_a_sigma` (arguments already validated)."

@@ -1,5 +1,6 @@
 """Neighbouring datasets, sensitivity, the Laplace and Gaussian mechanisms (three calibrations), a privacy budget, a
-float-safe sampler, public label sets and private feature bounds, exact row clipping, symmetric matrices released
+float-safe sampler, public label sets and private feature bounds, exact row norms, unit rows and clipping (the one
+implementation every mechanism calls), symmetric matrices released
 through their upper triangle, and the package's conventions for randomness and input checking.
 
 Docs: https://dpnotes.github.io/dpnotes/privacy.html.md"""
@@ -15,16 +16,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
+from fastcore.basics import patch
 from scipy import optimize, special
 
 # %% auto #0
-__all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'as_rng', 'check_epsilon', 'check_delta', 'check_positive', 'check_int',
-           'check_fractions', 'InputMeta', 'as_matrix', 'like_input', 'replace_one', 'remove_one', 'add_one',
-           'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise', 'laplace_scale', 'laplace_mech',
-           'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic', 'gaussian_sigma_dprp',
-           'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget', 'safe_grid',
-           'add_laplace', 'add_gaussian', 'check_classes', 'dp_quantile', 'private_bounds', 'row_norms', 'clip_rows',
-           'sym_from_upper', 'symmetric_noise', 'normalize_rows']
+__all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'NONFINITE_ROWS', 'as_rng', 'check_epsilon', 'check_delta',
+           'check_positive', 'check_int', 'check_fractions', 'InputMeta', 'as_matrix', 'like_input', 'dask_columns',
+           'replace_one', 'remove_one', 'add_one', 'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise',
+           'laplace_scale', 'laplace_mech', 'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic',
+           'gaussian_sigma_dprp', 'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget',
+           'safe_grid', 'add_laplace', 'add_gaussian', 'check_classes', 'documented_classes', 'dp_quantile',
+           'private_bounds', 'row_norms', 'unit_rows', 'normalize_rows', 'clip_rows', 'sym_from_upper',
+           'symmetric_noise']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -118,6 +121,16 @@ def like_input(array, meta:InputMeta, columns=None, index=None):
         return pd.Series(np.ravel(array), index=idx, name=meta.name)
     return array
 
+# %% ../nbs/00_privacy.ipynb #7a509ade
+def dask_columns(X, name:str='X') -> tuple:
+    "(number of columns, column names or None) of a Dask DataFrame or 2-D Dask array, from its metadata alone (no computation)."
+    if hasattr(X, 'columns'):
+        bad = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X.dtypes[c]) or pd.api.types.is_bool_dtype(X.dtypes[c]))]
+        if bad: raise TypeError(f"{name}: non-numeric columns {bad[:5]}; encode them first (e.g. dpnotes.data one-hot)")
+        return len(X.columns), list(X.columns)
+    if X.ndim != 2 or math.isnan(X.shape[1]): raise ValueError(f"{name}: pass a Dask DataFrame or a 2-D Dask array with a known number of columns")
+    return int(X.shape[1]), None
+
 # %% ../nbs/00_privacy.ipynb #a8d7d048
 def replace_one(D, i:int, record) -> np.ndarray:
     "The bounded neighbour of `D`: a copy with row `i` replaced by `record`."
@@ -161,6 +174,7 @@ def check_sampler(sampler) -> str:
         raise ValueError(f"sampler must be one of {sorted(SAMPLERS)}, got {sampler!r}")
     return sampler
 
+# %% ../nbs/00_privacy.ipynb #71c17a2a
 def laplace_noise(scale:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
     """I.i.d. Laplace(0, `scale`) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -168,6 +182,7 @@ def laplace_noise(scale:float, size=None, rng=None, sampler:str='numpy') -> np.n
     b = check_positive(scale, 'scale')
     return np.asarray(SAMPLERS[check_sampler(sampler)][0](b, size, as_rng(rng)), dtype=float)
 
+# %% ../nbs/00_privacy.ipynb #f647afe1
 def gaussian_noise(sigma:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
     """I.i.d. N(0, `sigma`²) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -175,10 +190,12 @@ def gaussian_noise(sigma:float, size=None, rng=None, sampler:str='numpy') -> np.
     s = check_positive(sigma, 'sigma')
     return np.asarray(SAMPLERS[check_sampler(sampler)][1](s, size, as_rng(rng)), dtype=float)
 
+# %% ../nbs/00_privacy.ipynb #b4b1311b
 def laplace_scale(sensitivity:float, epsilon:float) -> float:
     "The Laplace scale $b = \\Delta_1/\\varepsilon$ that makes the Laplace mechanism $\\varepsilon$-DP."
     return check_positive(sensitivity, 'sensitivity') / check_epsilon(epsilon)
 
+# %% ../nbs/00_privacy.ipynb #a6f82cf3
 def laplace_mech(value, sensitivity:float, epsilon:float, rng=None, sampler:str='numpy') -> np.ndarray:
     """Release `value` (scalar, vector or matrix) plus i.i.d. Laplace($\\Delta_1/\\varepsilon$) noise on every entry.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -198,6 +215,7 @@ def gaussian_delta(sigma:float, sensitivity:float, epsilon:float) -> float:
     a, c = D / (2 * s), e * s / D
     return float(max(special.ndtr(a - c) - math.exp(e + special.log_ndtr(-a - c)), 0.0))
 
+# %% ../nbs/00_privacy.ipynb #22df0921
 def gaussian_sigma_analytic(sensitivity:float, epsilon:float, delta:float, rtol:float=1e-12) -> float:
     "The smallest $\\sigma$ with `gaussian_delta(σ, Δ₂, ε) <= δ`: the analytic Gaussian mechanism."
     D, e = check_positive(sensitivity, 'sensitivity'), check_epsilon(epsilon)
@@ -208,6 +226,7 @@ def gaussian_sigma_analytic(sensitivity:float, epsilon:float, delta:float, rtol:
     while f(hi) > 0: hi += 5
     return math.exp(optimize.brentq(f, lo, hi, xtol=rtol / 10, rtol=4 * np.finfo(float).eps, maxiter=500))
 
+# %% ../nbs/00_privacy.ipynb #5de55d76
 def gaussian_sigma_classic(sensitivity:float, epsilon:float, delta:float, allow_invalid:bool=False) -> float:
     "Classical calibration $\\sigma = \\Delta_2\\sqrt{2\\ln(1.25/\\delta)}/\\varepsilon$; valid only for $\\varepsilon < 1$."
     D, e = check_positive(sensitivity, 'sensitivity'), check_epsilon(epsilon)
@@ -218,6 +237,7 @@ def gaussian_sigma_classic(sensitivity:float, epsilon:float, delta:float, allow_
         warnings.warn(msg, stacklevel=2)
     return D * math.sqrt(2 * math.log(1.25 / d)) / e
 
+# %% ../nbs/00_privacy.ipynb #74fa2977
 def gaussian_sigma_dprp(sensitivity:float, epsilon:float, delta:float) -> float:
     "DPRP Lemma 3: $\\sigma^2 = 2\\Delta_2^2(\\ln(1/(2\\delta)) + \\varepsilon)/\\varepsilon^2$, for $\\delta < 1/2$."
     D, e = check_positive(sensitivity, 'sensitivity'), check_epsilon(epsilon)
@@ -225,6 +245,7 @@ def gaussian_sigma_dprp(sensitivity:float, epsilon:float, delta:float) -> float:
     if d >= 0.5: raise ValueError(f"delta must be < 1/2 for the DPRP calibration, got {d}")
     return D * math.sqrt(2 * (math.log(1 / (2 * d)) + e)) / e
 
+# %% ../nbs/00_privacy.ipynb #b7ccab8f
 _SIGMA = {'analytic': gaussian_sigma_analytic, 'classic': gaussian_sigma_classic, 'dprp': gaussian_sigma_dprp}
 
 def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='analytic', **kwargs) -> float:
@@ -232,6 +253,7 @@ def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='an
     if method not in _SIGMA: raise ValueError(f"method must be one of {sorted(_SIGMA)}, got {method!r}")
     return _SIGMA[method](sensitivity, epsilon, delta, **kwargs)
 
+# %% ../nbs/00_privacy.ipynb #c88af578
 def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic', sampler:str='numpy') -> np.ndarray:
     """Release `value` plus i.i.d. $N(0,\\sigma^2)$ noise on every entry, $\\sigma$ = `gaussian_sigma(Δ₂, ε, δ, method)`.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -245,6 +267,7 @@ def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None
         return add_gaussian(v, sigma, rng, 'safe')
     return v + gaussian_noise(sigma, v.shape, rng, sampler)
 
+# %% ../nbs/00_privacy.ipynb #64c639e2
 def gaussian_epsilon(sigma:float, sensitivity:float, delta:float) -> float:
     "The smallest $\\varepsilon$ for which noise `sigma` gives $(\\varepsilon,\\delta)$-DP (inverse of `gaussian_delta` in $\\varepsilon$)."
     s, D = check_positive(sigma, 'sigma'), check_positive(sensitivity, 'sensitivity')
@@ -259,6 +282,7 @@ def gaussian_epsilon(sigma:float, sensitivity:float, delta:float) -> float:
 class BudgetExceeded(ValueError):
     "Raised when a mechanism would spend more privacy budget than is left."
 
+# %% ../nbs/00_privacy.ipynb #0e86d0f3
 _TOL = 1e-12
 
 class Budget:
@@ -268,61 +292,72 @@ class Budget:
         self._ledger = []
         self.children = []
 
-    @property
-    def spent(self) -> tuple:
-        "(ε, δ) spent so far (sequential composition: sums)."
-        return (sum(e for _, e, _ in self._ledger), sum(d for _, _, d in self._ledger))
+# %% ../nbs/00_privacy.ipynb #939ad563
+@patch(as_prop=True)
+def spent(self:Budget) -> tuple:
+    "(ε, δ) spent so far (sequential composition: sums)."
+    return (sum(e for _, e, _ in self._ledger), sum(d for _, _, d in self._ledger))
 
-    @property
-    def remaining(self) -> tuple:
-        "(ε, δ) still available."
-        e, d = self.spent
-        return (max(self.epsilon - e, 0.0), max(self.delta - d, 0.0))
+# %% ../nbs/00_privacy.ipynb #9ad56a12
+@patch(as_prop=True)
+def remaining(self:Budget) -> tuple:
+    "(ε, δ) still available."
+    e, d = self.spent
+    return (max(self.epsilon - e, 0.0), max(self.delta - d, 0.0))
 
-    @property
-    def ledger(self) -> pd.DataFrame:
-        "Every charge as a table: label, ε, δ."
-        return pd.DataFrame(self._ledger, columns=['label', 'epsilon', 'delta'])
+# %% ../nbs/00_privacy.ipynb #3d505729
+@patch(as_prop=True)
+def ledger(self:Budget) -> pd.DataFrame:
+    "Every charge as a table: label, ε, δ."
+    return pd.DataFrame(self._ledger, columns=['label', 'epsilon', 'delta'])
 
-    def spend(self, epsilon:float, delta:float=0.0, label:str='') -> tuple:
-        "Charge $(\\varepsilon,\\delta)$; raise `BudgetExceeded` if that is more than remains."
-        e = check_epsilon(epsilon); d = check_delta(delta)
-        re, rd = self.remaining
-        if e > re * (1 + _TOL) + _TOL or d > rd * (1 + _TOL) + _TOL:
-            raise BudgetExceeded(f"{self.name}: spending (epsilon={e:.6g}, delta={d:.3g}){' for ' + label if label else ''} "
-                                 f"exceeds what remains (epsilon={re:.6g}, delta={rd:.3g})")
-        self._ledger.append((label, e, d))
-        return e, d
+# %% ../nbs/00_privacy.ipynb #bf159a18
+@patch
+def spend(self:Budget, epsilon:float, delta:float=0.0, label:str='') -> tuple:
+    "Charge $(\\varepsilon,\\delta)$; raise `BudgetExceeded` if that is more than remains."
+    e = check_epsilon(epsilon); d = check_delta(delta)
+    re, rd = self.remaining
+    if e > re * (1 + _TOL) + _TOL or d > rd * (1 + _TOL) + _TOL:
+        raise BudgetExceeded(f"{self.name}: spending (epsilon={e:.6g}, delta={d:.3g}){' for ' + label if label else ''} "
+                             f"exceeds what remains (epsilon={re:.6g}, delta={rd:.3g})")
+    self._ledger.append((label, e, d))
+    return e, d
 
-    def split(self, fractions, delta_fractions=None):
-        "Reserve fractions of what remains for sub-budgets (sequential composition). A dict gives a dict, a list a list."
-        f = check_fractions(fractions, 'fractions')
-        fd = f if delta_fractions is None else check_fractions(delta_fractions, 'delta_fractions')
-        if len(fd) != len(f): raise ValueError("delta_fractions must have as many entries as fractions")
-        labels = list(fractions.keys()) if isinstance(fractions, dict) else [f'part {i}' for i in range(len(f))]
-        re, rd = self.remaining
-        kids = []
-        for lab, fe, fdd in zip(labels, f, fd):
-            if fe == 0: raise ValueError(f"fractions: the part {lab!r} has epsilon fraction 0")
-            kid = Budget(re * fe, rd * fdd, name=f'{self.name}/{lab}')
-            self._ledger.append((f'reserved for {lab}', re * fe, rd * fdd)); kids.append(kid)
-        self.children += kids
-        return dict(zip(labels, kids)) if isinstance(fractions, dict) else kids
+# %% ../nbs/00_privacy.ipynb #82548252
+@patch
+def split(self:Budget, fractions, delta_fractions=None):
+    "Reserve fractions of what remains for sub-budgets (sequential composition). A dict gives a dict, a list a list."
+    f = check_fractions(fractions, 'fractions')
+    fd = f if delta_fractions is None else check_fractions(delta_fractions, 'delta_fractions')
+    if len(fd) != len(f): raise ValueError("delta_fractions must have as many entries as fractions")
+    labels = list(fractions.keys()) if isinstance(fractions, dict) else [f'part {i}' for i in range(len(f))]
+    re, rd = self.remaining
+    kids = []
+    for lab, fe, fdd in zip(labels, f, fd):
+        if fe == 0: raise ValueError(f"fractions: the part {lab!r} has epsilon fraction 0")
+        kid = Budget(re * fe, rd * fdd, name=f'{self.name}/{lab}')
+        self._ledger.append((f'reserved for {lab}', re * fe, rd * fdd)); kids.append(kid)
+    self.children += kids
+    return dict(zip(labels, kids)) if isinstance(fractions, dict) else kids
 
-    def parallel(self, k:int, epsilon:float=None, delta:float=None) -> list:
-        "`k` budgets of $(\\varepsilon,\\delta)$ each for mechanisms on **disjoint** partitions; the parent is charged once."
-        k = check_int(k, 'k')
-        re, rd = self.remaining
-        e = re if epsilon is None else epsilon
-        d = rd if delta is None else delta
-        self.spend(e, d, label=f'parallel over {k} disjoint partitions')
-        kids = [Budget(e, d, name=f'{self.name}/partition {i}') for i in range(k)]
-        self.children += kids
-        return kids
+# %% ../nbs/00_privacy.ipynb #4f190cbb
+@patch
+def parallel(self:Budget, k:int, epsilon:float=None, delta:float=None) -> list:
+    "`k` budgets of $(\\varepsilon,\\delta)$ each for mechanisms on **disjoint** partitions; the parent is charged once."
+    k = check_int(k, 'k')
+    re, rd = self.remaining
+    e = re if epsilon is None else epsilon
+    d = rd if delta is None else delta
+    self.spend(e, d, label=f'parallel over {k} disjoint partitions')
+    kids = [Budget(e, d, name=f'{self.name}/partition {i}') for i in range(k)]
+    self.children += kids
+    return kids
 
-    def __repr__(self):
-        (se, sd), = [self.spent]
-        return f"Budget({self.name}: epsilon {se:.4g}/{self.epsilon:.4g} spent, delta {sd:.3g}/{self.delta:.3g} spent)"
+# %% ../nbs/00_privacy.ipynb #d41142d9
+@patch
+def __repr__(self:Budget):
+    (se, sd), = [self.spent]
+    return f"Budget({self.name}: epsilon {se:.4g}/{self.epsilon:.4g} spent, delta {sd:.3g}/{self.delta:.3g} spent)"
 
 # %% ../nbs/00_privacy.ipynb #5cd5dcc3
 def _bern_exp_frac(num, den, rng) -> np.ndarray:
@@ -422,21 +457,27 @@ def _on_grid(v:np.ndarray, g:float, K:np.ndarray) -> np.ndarray:
     out = [float((round(Fraction(float(x)) / G) + int(k)) * G) for x, k in zip(v.ravel(), K)]
     return np.array(out, dtype=float).reshape(v.shape)
 
+def _add_noise(value, scale, rng, sampler, sensitivity, name, norm):
+    "The body of `add_laplace` (norm='l1') and `add_gaussian` (norm='l2'): raw noise, or the exact sum on the safe grid."
+    s = check_positive(scale, name)
+    v = np.array(value, dtype=float, copy=True)
+    raw, exact = (laplace_noise, _discrete_laplace) if norm == 'l1' else (gaussian_noise, _discrete_gaussian)
+    if check_sampler(sampler) != 'safe': return v + raw(s, v.shape, rng, sampler)
+    if sensitivity is not None:
+        D = check_positive(sensitivity, 'sensitivity')
+        s = _grid_calibrated(lambda d: s * d / D, D, v.size, norm)
+    g, t = _grid_units(s)
+    return _on_grid(v, g, exact(t, v.size, as_rng(rng)))
+
 def add_laplace(value, scale:float, rng=None, sampler:str='numpy', sensitivity:float|None=None) -> np.ndarray:
     """`value` + i.i.d. Laplace(`scale`) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(scale)`
     and the sum is exact. The rounding can move a neighbour's value by up to `value.size` grid steps more (in L1):
     pass the `sensitivity` Δ₁ that `scale` was calibrated for and the scale is raised in proportion to cover it
     (as `laplace_mech` does); without it the caller must have charged the rounding. The numpy sampler ignores it.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    b = check_positive(scale, 'scale')
-    v = np.array(value, dtype=float, copy=True)
-    if check_sampler(sampler) != 'safe': return v + laplace_noise(b, v.shape, rng, sampler)
-    if sensitivity is not None:
-        D = check_positive(sensitivity, 'sensitivity')
-        b = _grid_calibrated(lambda d: b * d / D, D, v.size, 'l1')
-    g, t = _grid_units(b)
-    return _on_grid(v, g, _discrete_laplace(t, v.size, as_rng(rng)))
+    return _add_noise(value, scale, rng, sampler, sensitivity, 'scale', 'l1')
 
+# %% ../nbs/00_privacy.ipynb #6cba0601
 def add_gaussian(value, sigma:float, rng=None, sampler:str='numpy', sensitivity:float|None=None) -> np.ndarray:
     """`value` + i.i.d. N(0, `sigma`²) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(sigma)`
     and the sum is exact. The rounding can move a neighbour's value by up to `sqrt(value.size)` grid steps more (in L2):
@@ -444,14 +485,7 @@ def add_gaussian(value, sigma:float, rng=None, sampler:str='numpy', sensitivity:
     calibration in dpnotes is linear in Δ₂); `gaussian_mech` also leaves room for the float acceptance step.
     The numpy sampler ignores `sensitivity`.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    s = check_positive(sigma, 'sigma')
-    v = np.array(value, dtype=float, copy=True)
-    if check_sampler(sampler) != 'safe': return v + gaussian_noise(s, v.shape, rng, sampler)
-    if sensitivity is not None:
-        D = check_positive(sensitivity, 'sensitivity')
-        s = _grid_calibrated(lambda d: s * d / D, D, v.size, 'l2')
-    g, k = _grid_units(s)
-    return _on_grid(v, g, _discrete_gaussian(k, v.size, as_rng(rng)))
+    return _add_noise(value, sigma, rng, sampler, sensitivity, 'sigma', 'l2')
 
 def _grid_calibrated(scale_of, sensitivity:float, m:int, norm:str) -> float:
     "Noise scale when m entries are rounded to the grid first: Δ grows by m·g (L1) or √m·g (L2), g the grid of the final scale."
@@ -471,17 +505,33 @@ def _safe_slack(epsilon:float, delta:float) -> tuple:
 # %% ../nbs/00_privacy.ipynb #68ea4679
 CLASSES_MESSAGE = "classes: pass the public list of label values, e.g. classes=[0, 1]"
 
-def check_classes(classes) -> np.ndarray:
-    "Validate a public list of label values: non-empty, 1-D, no missing values, no duplicates, not a continuous target. Returns it sorted."
-    c = np.asarray(classes)
-    if c.ndim != 1 or c.size == 0: raise ValueError(f"classes must be a non-empty 1-D list of label values, got {classes!r}")
+def check_classes(classes, # the public label values, a 1-D list
+                  keep_order: bool = False, # True: returned in the given order (a label's code is its position), else sorted
+                  at_least: int = 1, # the fewest label values accepted (2 for a classifier)
+                 ) -> np.ndarray:
+    """Validate a public list of label values: 1-D, at least `at_least` values, no missing values, no duplicates, not a
+    continuous target. Returns it sorted, or in the given order. A check of a public input: it may raise."""
+    if classes is None: raise ValueError(CLASSES_MESSAGE)
+    if isinstance(classes, (str, bytes)) or np.ndim(classes) != 1:
+        raise TypeError(f"{CLASSES_MESSAGE} (a non-empty 1-D list of label values, got {classes!r})")
+    c = np.asarray(list(classes))
+    if len(c) < max(at_least, 1):
+        need = 'classification needs at least two label values' if at_least >= 2 else 'a non-empty list is needed'
+        raise ValueError(f"classes: {need}, got {c.tolist()}")
     if pd.isna(c).any(): raise ValueError("classes must not contain missing values")
     if c.dtype.kind == 'f' and np.any(c != np.round(c)):
         raise ValueError("classes: non-integer float labels look like a continuous target; these estimators release class labels "
                          "(regression is not supported): pass the list of label values")
     u = np.unique(c)
-    if len(u) != len(c): raise ValueError(f"classes contains duplicate values: {classes!r}")
-    return u
+    if len(u) != len(c): raise ValueError(f"classes contains duplicate values (the label values must be distinct): {c.tolist()}")
+    return c if keep_order else u
+
+# %% ../nbs/00_privacy.ipynb #99e17f74
+def documented_classes(ds) -> list:
+    "The public label values of a data set, from its documentation (`label_names`, or [0, 1] for a documented binary task), never from `y`."
+    if getattr(ds, 'label_names', None): return sorted(ds.label_names)
+    if getattr(ds, 'task', None) == 'binary': return [0, 1]
+    raise ValueError(f"{getattr(ds, 'name', 'dataset')}: no documented label list; pass classes explicitly")
 
 # %% ../nbs/00_privacy.ipynb #67969cf3
 BOUND_GRID = np.concatenate([-10.0 ** (np.arange(72, -49, -1) / 8), [0.0], 10.0 ** (np.arange(-48, 73) / 8)])
@@ -525,33 +575,89 @@ def private_bounds(X, # (n, d) private data
     return lo, hi
 
 # %% ../nbs/00_privacy.ipynb #9eed8854
+NONFINITE_ROWS = "X contains NaN or infinite values: the data domain is finite real rows"
+
+def _rescaled(A, idx) -> tuple:
+    "Rows `idx` of `A` divided by their largest |entry| (entries in [-1, 1]: the squared norm is safe), and that largest |entry| a."
+    a = np.max(np.abs(A[idx]), axis=1) if A.shape[1] else np.zeros(len(idx))
+    with np.errstate(invalid='ignore'): return A[idx] / np.where(a > 0, a, 1.0)[:, None], a
+
 def row_norms(X) -> np.ndarray:
     """L2 norms of the rows, exact at any finite magnitude: rows whose squared norm would overflow (entries >~ 1e154) or
-    underflow (entries <~ 1e-150) are divided by their largest |entry| first. Returns inf only if the norm itself exceeds float64."""
+    underflow (entries <~ 1e-150) are divided by their largest |entry| first. Returns inf only if the norm itself exceeds
+    float64 (or a row has an infinite entry), NaN for a row with a NaN."""
     A = np.asarray(X, dtype=float)
+    with np.errstate(over='ignore', under='ignore', invalid='ignore'): s = np.add.reduce(A * A, axis=1)   # the sum np.linalg.norm takes
+    out = np.sqrt(s)
+    odd = np.flatnonzero(~np.isfinite(s) | (s < 1e-280))
+    if len(odd):
+        B, a = _rescaled(A, odd)
+        with np.errstate(over='ignore', invalid='ignore'): nb = a * np.linalg.norm(B, axis=1)
+        out[odd] = np.where(np.isinf(a), np.inf, nb)
+    return out
+
+# %% ../nbs/00_privacy.ipynb #2f486144
+def _rows_view(X, name='X'):
+    "Float64 2-D array without copying when possible (never written to); other inputs go through `as_matrix`."
+    if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and X.size:
+        return X, None
+    return as_matrix(X, name)
+
+def _row_scales(A) -> tuple:
+    """Row norms as scales, without overflow or underflow: `(inv, idx, U)`. `inv[i]` = 1/||x_i|| for ordinary rows (0 for
+    zero rows and for the rows in `idx`); `idx` = rows whose squared norm overflows (entries >~ 1e154) or underflows
+    (entries <~ 1e-150); `U` = their unit vectors, from the row divided by its largest |entry|. Non-finite rows are refused."""
     s = np.einsum('ij,ij->i', A, A)
     odd = ~np.isfinite(s) | (s < 1e-280)
-    out = np.sqrt(s)
-    if odd.any():
-        B = A[odd]
-        a = np.max(np.abs(B), axis=1)
-        with np.errstate(over='ignore', invalid='ignore', divide='ignore'):
-            nb = a * np.linalg.norm(B / np.where(a > 0, a, 1.0)[:, None], axis=1)
-        out[odd] = np.where(a > 0, nb, 0.0)
+    inv = np.zeros(len(A))
+    inv[~odd] = 1.0 / np.sqrt(s[~odd])
+    idx = np.flatnonzero(odd)
+    B, a = _rescaled(A, idx)
+    if not np.all(np.isfinite(a)): raise ValueError(NONFINITE_ROWS)   # a domain check; the message names no value
+    idx, B = idx[a > 0], B[a > 0]                                         # zero rows stay zero
+    return inv, idx, B / np.linalg.norm(B, axis=1, keepdims=True)
+
+# %% ../nbs/00_privacy.ipynb #40e5f761
+def unit_rows(X) -> np.ndarray:
+    "Every row scaled to L2 norm 1 (zero rows stay zero), exact at any finite magnitude (1e300 or 1e-300). A new array."
+    if np.size(X) == 0: return np.zeros(np.shape(X))                     # no rows (e.g. an empty partition)
+    A, _ = _rows_view(X)
+    inv, idx, U = _row_scales(A)
+    out = A * inv[:, None]
+    out[idx] = U
     return out
+
+# %% ../nbs/00_privacy.ipynb #2774ab71
+def normalize_rows(X, # (n, m) data, array or DataFrame
+                   row_norm: float = 1.0, # target norm r
+                   name: str = 'X', # how errors refer to X
+                  ):
+    "Scale every row to L2 norm `row_norm` (zero rows stay zero), through `unit_rows`; a new array, or a DataFrame if X was one."
+    A, meta = as_matrix(X, name=name)
+    r = check_positive(row_norm, 'row_norm')
+    U = unit_rows(A)
+    return like_input(U if r == 1.0 else U * r, meta)
 
 # %% ../nbs/00_privacy.ipynb #42403dde
 def clip_rows(X, # (n, d) finite data
               radius: float, # rows longer than this are scaled back onto the sphere of this radius
               copy: bool = True, # False: work in place on X (a float64 array the caller owns, e.g. a private copy)
              ) -> np.ndarray:
-    "Rows with L2 norm > radius scaled onto the sphere (direction kept at any finite magnitude); other rows unchanged."
+    """Rows with L2 norm > radius scaled onto the sphere (direction kept at any finite magnitude); other rows unchanged.
+    Rows with a NaN or infinite entry are refused (the message names no value)."""
+    radius = check_positive(radius, 'radius')
     A = np.array(X, dtype=float, copy=True) if copy else X
     r = row_norms(A)
-    bad = np.flatnonzero(r > radius)
-    if len(bad):
-        B = A[bad] / np.max(np.abs(A[bad]), axis=1)[:, None]                  # entries in [-1, 1]: the norm is safe
-        A[bad] = radius * B / np.linalg.norm(B, axis=1, keepdims=True)
+    bad = ~(r <= radius)                                                  # NaN rows too
+    if bad.any():
+        odd = bad & ~(r <= 1e300)                                         # NaN, inf, or a norm whose reciprocal is subnormal
+        ok = np.flatnonzero(bad & ~odd)
+        A[ok] = A[ok] * (radius / r[ok])[:, None]
+        odd = np.flatnonzero(odd)
+        if len(odd):
+            B, a = _rescaled(A, odd)
+            if not np.all(np.isfinite(a)): raise ValueError(NONFINITE_ROWS)
+            A[odd] = radius * B / np.linalg.norm(B, axis=1, keepdims=True)   # entries of B in [-1, 1]: the norm is safe
     return A
 
 # %% ../nbs/00_privacy.ipynb #4221b6ba
@@ -590,15 +696,3 @@ def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', samp
     elif kind == 'laplace': v = laplace_noise(sigma, m, rng, sampler)
     else: raise ValueError(f"kind must be 'gaussian' or 'laplace', got {kind!r}")
     return sym_from_upper(v, p)
-
-# %% ../nbs/00_privacy.ipynb #2774ab71
-def normalize_rows(X, # (n, m) data, array or DataFrame
-                   row_norm: float = 1.0, # target norm r
-                   name: str = 'X', # how errors refer to X
-                  ):
-    "Scale every row to L2 norm `row_norm` (zero rows stay zero); a new array, or a DataFrame if X was one."
-    A, meta = as_matrix(X, name=name)
-    r = check_positive(row_norm, 'row_norm')
-    nrm = np.linalg.norm(A, axis=1, keepdims=True)
-    out = np.divide(A * r, nrm, out=np.zeros_like(A), where=nrm > 0)
-    return like_input(out, meta)

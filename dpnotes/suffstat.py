@@ -17,7 +17,7 @@ from .moments import exact_moments, is_dask, partition_rngs
 
 # %% auto #0
 __all__ = ['SENSITIVITY', 'ROWS_PER_PARTITION', 'LEVERS', 'zcdp_rho', 'zcdp_delta', 'zcdp_epsilon_bound', 'gauss_sigma_rho',
-           'unit_scale', 'clip_rows', 'upper_vec', 'from_upper_vec', 'split_rho', 'SuffStatGauss']
+           'unit_scale', 'upper_vec', 'from_upper_vec', 'split_rho', 'SuffStatGauss']
 
 # %% ../nbs/25_suffstat_gauss.ipynb #d6f077c9
 def zcdp_rho(epsilon:float, delta:float) -> float:
@@ -49,11 +49,7 @@ def unit_scale(A, lower, upper) -> np.ndarray:
     return np.clip((np.asarray(A, float) - lower) / (upper - lower), 0.0, 1.0)
 
 # %% ../nbs/25_suffstat_gauss.ipynb #1a17a9b6
-def clip_rows(Z, radius:float) -> np.ndarray:
-    "A copy of `Z` whose rows with L2 norm above `radius` are scaled down to norm `radius` (others unchanged)."
-    Z = np.asarray(Z, float)
-    nrm = np.linalg.norm(Z, axis=1, keepdims=True)
-    return Z * np.minimum(1.0, radius / np.maximum(nrm, 1e-300))
+from .privacy import clip_rows, unit_rows   # the privacy primitives for rows (exact at any finite magnitude)
 
 # %% ../nbs/25_suffstat_gauss.ipynb #752b1fcc
 def upper_vec(M) -> np.ndarray:
@@ -197,8 +193,7 @@ def _clip_prep(scaling:str, lo, hi, center, scale, r:float, classes=None):
     def prep(A, y):
         A = _finite(A)
         if scaling == 'row_norm':
-            nrm = np.linalg.norm(A, axis=1, keepdims=True)
-            Z = np.divide(A, nrm, out=np.zeros_like(A), where=nrm > 0)
+            Z = unit_rows(A)
         else: Z = (unit_scale(A, lo, hi) - center) / scale
         return clip_rows(Z, r), (y if classes is None else _label_index(y, classes))
     return prep

@@ -80,3 +80,132 @@ def test_safe_mechanisms_charge_the_grid_and_keep_the_law():
 def test_safe_handles_extreme_values_without_raising():
     out = laplace_mech(np.array([1e150, -1e-160, 3e300]), 1.0, 1.0, rng=0, sampler='safe')
     assert np.all(np.isfinite(out)) and abs(out[0] / 1e150 - 1) < 1e-12
+
+
+# --- Rows: one implementation of row norms, unit rows and clipping (dpnotes.privacy), used by every caller ---------------
+import ast
+from pathlib import Path
+
+PKG = Path(__file__).resolve().parent.parent / 'dpnotes'
+
+# Row-norm code outside dpnotes.privacy that is not a norm of data rows (each with the reason), and copies in other pages
+# still to be replaced by the primitive (each with the fix). The last test fails when one of them disappears.
+NOT_DATA_ROWS = {
+    ('audit', '_random_rows'): "the auditor's random candidate rows (Gaussian draws), not data",
+    ('covariance', 'rand_ball'): "random directions of the adversarial search, not data",
+    ('dfm', 'energy_statistic'): "a test statistic of a public projected sample (squared norms), not a normalisation",
+    ('jl', 'jl_panel'): "Monte Carlo of projected norms of a random unit vector, not data",
+    ('jl_release', 'element_sensitivity'): "column norms of the public projection matrix, not data",
+}
+TO_REPLACE = {
+    ('release', '_norm_hist'): "rows in [-1, 1]^m (cannot overflow): use `row_norms(A)` (front page, 60_release)",
+    ('release', '_to_units'): "post-processing of model rows: use `unit_rows(V) * r[:, None]` (front page, 60_release)",
+    ('suffstat', 'transform'): "scaling='row_norm' rows: use `unit_rows(A)` (speed page, 25_suffstat_gauss)",
+}
+
+
+def _row_norm_sites(name):
+    "(enclosing function, line) of every row-norm computation in dpnotes/<name>.py: norm(..., axis=1|-1) or einsum('ij,ij->i')."
+    tree = ast.parse((PKG / f'{name}.py').read_text(encoding='utf-8'))
+    out = []
+    def visit(node, fn):
+        for child in ast.iter_child_nodes(node):
+            f = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else fn
+            if isinstance(child, ast.Call):
+                attr = getattr(child.func, 'attr', getattr(child.func, 'id', ''))
+                axis = [k.value for k in child.keywords if k.arg == 'axis']
+                rows = attr == 'norm' and any(isinstance(a, ast.Constant) and a.value in (1, -1) for a in axis)
+                rows |= attr == 'einsum' and bool(child.args) and isinstance(child.args[0], ast.Constant) \
+                        and str(child.args[0].value).replace(' ', '') == 'ij,ij->i'
+                if rows: out.append((f, child.lineno))
+            visit(child, f)
+    visit(tree, None)
+    return out
+
+
+def test_no_module_computes_row_norms_itself():
+    "Every normalisation or clip of data rows goes through dpnotes.privacy (row_norms, unit_rows, clip_rows)."
+    bad = []
+    for p in sorted(PKG.glob('*.py')):
+        if p.stem.startswith('_') or p.stem == 'privacy': continue
+        for fn, line in _row_norm_sites(p.stem):
+            if (p.stem, fn) not in NOT_DATA_ROWS and (p.stem, fn) not in TO_REPLACE: bad.append(f"dpnotes/{p.stem}.py:{line} in {fn}")
+    assert not bad, "row norms computed outside dpnotes.privacy (use row_norms / unit_rows / clip_rows): " + ", ".join(bad)
+
+
+def test_row_norm_exceptions_still_exist():
+    for (mod, fn), why in {**NOT_DATA_ROWS, **TO_REPLACE}.items():
+        assert fn in {f for f, _ in _row_norm_sites(mod)}, f"dpnotes.{mod}.{fn} computes no row norm any more: remove it ({why[:40]}…)"
+
+
+def test_former_copies_are_the_primitives():
+    import dpnotes.privacy as P, dpnotes.dprp as R, dpnotes.dpsyn as S, dpnotes.suffstat as SS, dpnotes.gauss as G
+    assert R.safe_unit_rows is P.unit_rows and G.unit_rows is P.unit_rows
+    assert S.clip_rows is P.clip_rows and SS.clip_rows is P.clip_rows
+
+
+_G0 = np.random.default_rng(0)
+_DIR = _G0.normal(size=(30, 4)) + 0.3          # ordinary rows
+_LAB = (_DIR[:, 0] > 0).astype(int)
+
+
+def _extreme(scale):
+    "The same rows with the first five multiplied by `scale` (their squared norms overflow or underflow)."
+    A = _DIR.copy(); A[:5] *= scale
+    return A
+
+
+def _unit_callers():
+    "Callers that put rows on the unit sphere: their output must not change when rows are scaled by 1e300 or 1e-300."
+    from dpnotes.privacy import normalize_rows
+    from dpnotes.dfm import dfm_preprocess
+    from dpnotes.dprp import Preprocessor
+    from dpnotes.gauss import RONGauss, PCAGauss, IdentityRelease, preprocess_rows
+    from dpnotes.suffstat import SuffStatGauss
+    return {
+        'privacy.normalize_rows': lambda A: normalize_rows(A),
+        'dfm.dfm_preprocess': lambda A: dfm_preprocess(A),
+        'dprp.Preprocessor.encode': lambda A: Preprocessor('row_l2').encode(A),
+        'gauss.preprocess_rows': lambda A: preprocess_rows(A, np.full(4, 0.1)),
+        'gauss.RONGauss': lambda A: RONGauss(2, rng=0).fit(A).cov_,
+        'gauss.RONGauss classes': lambda A: np.array(RONGauss(2, classes=[0, 1], rng=0).fit(A, _LAB).means_),
+        'gauss.PCAGauss': lambda A: PCAGauss(2, rng=0).fit(A).cov_,
+        'gauss.IdentityRelease': lambda A: IdentityRelease(2, rng=0).fit(A).rows_,
+        'suffstat.SuffStatGauss row_norm': lambda A: SuffStatGauss(epsilon=1.0, delta=1e-5, scaling='row_norm', classes=[0, 1], bounds=(-np.ones(4), np.ones(4)),
+                                                                    rng=0).fit(A, _LAB).means_,
+    }
+
+
+@pytest.mark.parametrize('name', sorted(_unit_callers()))
+@pytest.mark.parametrize('scale', [1e300, 1e-300])
+def test_unit_row_callers_handle_extreme_rows(name, scale):
+    f = _unit_callers()[name]
+    ref, got = np.asarray(f(_DIR), float), np.asarray(f(_extreme(scale)), float)
+    assert np.all(np.isfinite(got)), name
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9, err_msg=name)
+
+
+def _clip_callers():
+    "Callers that clip rows to a ball of radius r: a row of norm 1e300 must land on the sphere along its own direction."
+    from dpnotes.cov_release import laplace_cov
+    from dpnotes.gauss import release_second_moment
+    from dpnotes.jl_gauss import jl_gaussian_release
+    from dpnotes.jl_release import jl_laplace_release
+    return {   # name -> (call, radius): the call must give the same output on X and on X with its long rows pre-clipped
+        'cov_release.laplace_cov': (lambda A: laplace_cov(A, 1.0, rng=0, clip=True), 1.0),
+        'gauss.release_second_moment': (lambda A: release_second_moment(A, 1.0, rng=0, clip=True), 1.0),
+        'jl_gauss.jl_gaussian_release': (lambda A: jl_gaussian_release(A, 3, 1.0, 1e-3, rng=0, clip=True), 0.5),
+        'jl_release.jl_laplace_release': (lambda A: jl_laplace_release(A, 3, 1.0, 1e-5, rng=0, enforce='clip'), 0.5),
+    }
+
+
+@pytest.mark.parametrize('name', sorted(_clip_callers()))
+@pytest.mark.parametrize('scale', [1e300, 1e154])
+def test_clip_callers_handle_extreme_rows(name, scale):
+    from dpnotes.privacy import unit_rows
+    f, r = _clip_callers()[name]
+    A = _extreme(scale)
+    pre = A.copy(); pre[:5] = r * unit_rows(A[:5])     # the long rows put on the sphere by hand
+    got, ref = np.asarray(f(A), float), np.asarray(f(pre), float)
+    assert np.all(np.isfinite(got)), name
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9, err_msg=name)
