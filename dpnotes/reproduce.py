@@ -21,7 +21,7 @@ import pandas as pd
 # %% auto #0
 __all__ = ['REGISTRY', 'EXPERIMENT_MODULES', 'SIZES', 'RESULTS_ENV', 'Experiment', 'register', 'experiment_names',
            'get_experiment', 'experiments', 'data_root', 'paper_table', 'results_path', 'slow_results_dir',
-           'slow_result_path', 'documented_classes', 'Reproduction', 'reproduce']
+           'slow_result_path', 'Reproduction', 'reproduce']
 
 # %% ../nbs/70_reproduce.ipynb #06517977
 @dataclass(frozen=True)
@@ -127,11 +127,7 @@ def slow_result_path(name: str) -> Path:
     return slow_results_dir() / f'{name}.csv'
 
 # %% ../nbs/70_reproduce.ipynb #660c52bf
-def documented_classes(ds) -> list:
-    "The public label values of a data set, from its documentation (`label_names`, or [0, 1] for a documented binary task), never from `y`."
-    if getattr(ds, 'label_names', None): return sorted(ds.label_names)
-    if getattr(ds, 'task', None) == 'binary': return [0, 1]
-    raise ValueError(f"{getattr(ds, 'name', 'dataset')}: no documented label list; pass classes explicitly")
+from .privacy import documented_classes  # one definition, in the primitives layer; re-exported for the reproductions
 
 # %% ../nbs/70_reproduce.ipynb #f2fed1d1
 @dataclass
