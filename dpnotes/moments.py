@@ -74,11 +74,9 @@ def _exact_int(M) -> np.ndarray:
     if not np.isfinite(M).all(): raise ValueError("X: NaN values after the pre-processing; drop or impute those rows first")
     return M.astype(np.int64)
 
-def _block_products(w:np.ndarray, d:int, idx, second, squares:bool) -> dict:
-    "int64 statistics of one block w = [Q | H] (quantised rows, one-hot classes), each from exact float64 products."
-    Q, H = w[:, :d], w[:, d:]
-    S = _exact_int(H.T @ w)                              # (k, d + k): class sums, and the counts on the diagonal of HᵀH
-    out = dict(count=np.diagonal(S[:, d:]), sum=S[:, :d])
+def _block_products(Q:np.ndarray, H:np.ndarray, idx, second, squares:bool) -> dict:
+    "int64 statistics of one block: quantised rows Q (contiguous) and the one-hot classes H, each from exact float64 products."
+    out = dict(count=np.bincount(idx, minlength=H.shape[1]), sum=_exact_int(H.T @ Q))   # class sums: k × d products
     if second == 'pooled': out['second'] = _exact_int(Q.T @ Q)   # one symmetric BLAS product (syrk)
     elif second == 'per_class':
         sel = [Q[idx == c] for c in range(H.shape[1])]
@@ -93,21 +91,29 @@ def _flush(tot:dict, acc:dict) -> dict:
 # %% ../nbs/05_moments.ipynb #077fc4aa
 FLUSH_BLOCKS = 1 << 9   # int64 block totals are moved to Python integers every 2**9 blocks: 2**9 · 2**53 = 2**62 < 2**63
 
-def _block_stats(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits:int, block_rows:int) -> dict:
-    "Exact integer statistics of one partition (runs on a worker under Dask): only these small arrays leave it."
-    Z, idx = _prepared(A, y, k, prep)
-    n, d = Z.shape
+def _zero_totals(k:int, d:int, second, squares:bool) -> dict:
+    "Python-integer totals (object arrays of 0) for the statistics asked for."
     zero = lambda *s: np.zeros(s, dtype=object)
     tot = dict(count=zero(k), sum=zero(k, d))
     if second is not None: tot['second'] = zero(d, d) if second == 'pooled' else zero(k, d, d)
     if squares and second is None: tot['sumsq'] = zero(d)
-    acc, buf = None, np.empty((min(n, block_rows), d + k))        # one block [Q | H], reused: stays in cache
-    for b, s in enumerate(range(0, n, block_rows)):
-        w, ib = buf[:min(block_rows, n - s)], idx[s:s + block_rows]
-        _quantise_into(Z[s:s + len(w)], w[:, :d], bound, frac_bits)
-        w[:, d:] = 0.0
-        w[np.arange(len(w)), d + ib] = 1.0
-        part = _block_products(w, d, ib, second, squares)
+    return tot
+
+def _block_stats(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits:int, block_rows:int) -> dict:
+    "Exact integer statistics of one partition (runs on a worker under Dask): only these small arrays leave it."
+    A, yv = _as_block(A), None if y is None else np.asarray(y)
+    n = len(A)
+    if yv is not None and len(yv) != n: raise ValueError(f"y: need one label per row ({n}), got {len(yv)}")
+    tot = acc = None
+    for b, s in enumerate(range(0, max(n, 1), block_rows)):   # pre-processed, quantised and multiplied block by block
+        Z, ib = _prepared(A[s:s + block_rows], None if yv is None else yv[s:s + block_rows], k, prep)
+        d = Z.shape[1]
+        if tot is None:                                        # two buffers, reused for every block: they stay in the cache
+            tot, m = _zero_totals(k, d, second, squares), min(n, block_rows)
+            qbuf, hbuf = np.empty((m, d)), np.empty((m, k))
+        Q, H = _quantise_into(Z, qbuf[:len(Z)], bound, frac_bits), hbuf[:len(Z)]
+        H.fill(0.0); H[np.arange(len(Z)), ib] = 1.0
+        part = _block_products(Q, H, ib, second, squares)
         acc = part if acc is None else {key: acc[key] + part[key] for key in acc}
         if (b + 1) % FLUSH_BLOCKS == 0: tot, acc = _flush(tot, acc), None
     if acc is not None: tot = _flush(tot, acc)
