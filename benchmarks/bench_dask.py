@@ -11,8 +11,8 @@ in one run per size n:
 * DPRP (k1 = 200, k2 = 30): the X R pass, and `fit_release` (one exact pass for X^T X, then X R + noise and the
   reconstruction on the workers, reduced to column sums);
 and, at n = 10^6, the in-memory paths (pandas frame, `fit` + `sample`) in a child process, with its peak RSS.
-Prints the ratios release / unavoidable pass and writes data/results/bench_dask.csv. Not a test; measure, don't tune.
-Usage: nice -n 10 python benchmarks/bench_dask.py [n ...]      (default: 1000000 10000000; DPRP up to BENCH_DPRP_MAX=1e6 rows)
+Prints the ratios release / unavoidable pass; with --write merges them into data/results/bench_dask.csv. Not a test;
+measure, don't tune. Usage: nice -n 10 python benchmarks/bench_dask.py [--write] [n ...]      (default: 1000000 10000000; DPRP up to BENCH_DPRP_MAX=1e6 rows)
 """
 import os, sys, time, threading, resource, multiprocessing as mp
 from pathlib import Path
@@ -119,8 +119,12 @@ def in_memory(n, q):
     q.put((t_plain, t_fit, t_all, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
 
 
+WRITE = False   # set by --write
+
+
 def save(rows):
-    "Merge this run's rows into data/results/bench_dask.csv (rows of the same n and step are replaced)."
+    "Merge this run's rows into data/results/bench_dask.csv (rows of the same n and step are replaced); only with --write."
+    if not WRITE: return
     out = Path(__file__).resolve().parents[1] / 'data' / 'results' / 'bench_dask.csv'
     new = pd.DataFrame(rows)
     if out.exists():
@@ -194,4 +198,6 @@ def main(sizes):
 
 
 if __name__ == '__main__':
-    main([int(float(a)) for a in sys.argv[1:]] or [1_000_000, 10_000_000])
+    args = sys.argv[1:]
+    WRITE = '--write' in args
+    main([int(float(a)) for a in args if a != '--write'] or [1_000_000, 10_000_000])

@@ -122,8 +122,8 @@ class DPRP:
 
 # %% ../nbs/42_dprp.ipynb #6908e9cf
 @patch
-def _validate(self:DPRP):
-    "All parameter checks in one place; sets the budget shares `eps_`, `delta_` and the public `classes_`."
+def _check_params(self:DPRP):
+    "Checks of ε, δ, the split, k1, k2, the methods, the flags, rng and the sampler (step 1a)."
     self.epsilon = check_epsilon(self.epsilon)
     self.delta = check_delta(self.delta, allow_zero=False)
     f = check_fractions(self.split, 'split')
@@ -151,6 +151,13 @@ def _validate(self:DPRP):
     if self.fast and self.sampler == 'safe':
         raise ValueError("sampler='safe' needs fast=False: the fast form adds noise multiplied by a matrix (N L), which cannot be "
                          "added exactly on the grid; use DPRP(..., fast=False, sampler='safe')")
+    return f
+
+# %% ../nbs/42_dprp.ipynb #73340ea0
+@patch
+def _validate(self:DPRP):
+    "All parameter checks in one place; sets the budget shares `eps_`, `delta_` and the public `classes_`."
+    f = self._check_params()                                             # the budget fractions
     if self.preprocess not in ('row_l2', 'bounds'): raise ValueError(f"preprocess must be 'row_l2' or 'bounds', got {self.preprocess!r}")
     private = isinstance(self.bounds, str)
     if private and self.bounds != 'private': raise ValueError(f"bounds must be (lo, hi) arrays or 'private', got {self.bounds!r}")
@@ -218,7 +225,10 @@ def _plan(self:DPRP, gram:np.ndarray, n:int, rngs, budget:Budget):
 @patch
 def _release_rows(self:DPRP, E, R, M, s1, rng):
     "Released rows for one chunk E of encoded rows (Algorithm 1 lines 2, 3, 7; or the equivalent fast form)."
-    if self.fast: return E @ self.RM_ + gaussian_noise(s1, (len(E), self.L_.shape[0]), rng, self.sampler) @ self.L_
+    if self.fast:                                                          # in place: the same sum, one array fewer
+        out = E @ self.RM_
+        out += gaussian_noise(s1, (len(E), self.L_.shape[0]), rng, self.sampler) @ self.L_
+        return out
     return add_gaussian(E @ R, s1, rng, self.sampler, sensitivity=2.0) @ M     # P' released exactly, then post-processed
 
 # %% ../nbs/42_dprp.ipynb #3f1b82e0
@@ -292,13 +302,10 @@ def _dprp_part(A, y, pre, est, R, M, s1, seq, d:int, columns, tag):
     if yl is not None: out[tag] = yl
     return out
 
+# %% ../nbs/42_dprp.ipynb #6648a767
 @patch
-def _fit_release_dask(self:DPRP, X, y=None):
-    """`fit_release` on a Dask DataFrame or array (y: a Dask collection partitioned like X). Pass 1: the exact Gram matrix
-    of the encoded rows (`dpnotes.moments.exact_moments`, one `compute`); C', V, k1 and R are released on the driver,
-    once. Pass 2: a Dask collection of released rows, each partition with its own noise stream (`partition_rngs`)."""
-    from dpnotes.moments import exact_moments, partition_rngs, _dask_parts
-    import dask, dask.dataframe as dd
+def _dask_inputs(self:DPRP, X, y) -> tuple:
+    "Public facts about Dask inputs, from metadata only: (is a frame, d, labelled, the row-wise Preprocessor)."
     self._validate()
     if isinstance(self.bounds, str): raise ValueError("a Dask input needs public bounds=(lo, hi) (bounds='private' would need a third pass)")
     frame = hasattr(X, 'columns')
@@ -306,7 +313,17 @@ def _fit_release_dask(self:DPRP, X, y=None):
     if not frame and (X.ndim != 2 or math.isnan(d)): raise ValueError("X: pass a Dask DataFrame or a 2-D Dask array with known columns")
     labelled = y is not None
     if labelled and self.classes_ is None: raise ValueError(CLASSES_MESSAGE)
-    pre = Preprocessor(self.preprocess, self.bounds, self.clip_norm, self.classes_ if labelled else None)
+    return frame, d, labelled, Preprocessor(self.preprocess, self.bounds, self.clip_norm, self.classes_ if labelled else None)
+
+# %% ../nbs/42_dprp.ipynb #ebba2b8e
+@patch
+def _fit_release_dask(self:DPRP, X, y=None):
+    """`fit_release` on a Dask DataFrame or array (y: a Dask collection partitioned like X). Pass 1: the exact Gram matrix
+    of the encoded rows (`dpnotes.moments.exact_moments`, one `compute`); C', V, k1 and R are released on the driver,
+    once. Pass 2: a Dask collection of released rows, each partition with its own noise stream (`partition_rngs`)."""
+    from dpnotes.moments import exact_moments, partition_rngs, _dask_parts
+    import dask, dask.dataframe as dd
+    frame, d, labelled, pre = self._dask_inputs(X, y)
     # every encoded row has L2 norm <= 1; quantised by truncation toward zero it stays in the unit ball, so Theorem B's
     # Gram sensitivity holds unchanged. The Gram matrix is exact: the same for any partitioning, hence so is the release.
     enc = lambda A, yb: (pre.encode(A, yb), np.zeros(len(A), dtype=np.int64))
@@ -369,16 +386,10 @@ def _check_chunk(item, i:int, d, labelled):
         if pd.isna(yy).any(): raise ValueError(f"chunk {i}: y contains missing values (outside the declared classes)")
     return A, yy
 
+# %% ../nbs/42_dprp.ipynb #91239558
 @patch
-def release_chunks(self:DPRP, chunks, # callable returning a fresh iterable of (X_chunk, y_chunk or None) pairs, or a list of pairs
-                  ):
-    """Row-chunked release: pass 1 (now) accumulates $X^\\top X$ and plans; returns a generator of `(X'_chunk, y'_chunk)` for pass 2.
-    Memory O(chunk k1 + d^2 + d k1). Labels need the public `classes`."""
-    self._validate()
-    if isinstance(self.bounds, str): raise ValueError("release_chunks needs public bounds=(lo, hi) (bounds='private' would need a third pass)")
-    source = _two_pass_source(chunks)
-    first = source()
-    if first is None: raise TypeError("chunks() returned None; it must return an iterable of (X_chunk, y_chunk) pairs")
+def _first_pass(self:DPRP, first) -> tuple:
+    "Pass 1 of release_chunks: (XᵀX of the encoded rows, n, d, labelled, Preprocessor), every chunk checked."
     gram, n, d, labelled, pre = None, 0, None, None, None
     for i, item in enumerate(first):
         A, yy = _check_chunk(item, i, d, labelled)
@@ -389,6 +400,20 @@ def release_chunks(self:DPRP, chunks, # callable returning a fresh iterable of (
         E = pre.encode(A, yy)
         gram = E.T @ E if gram is None else gram + E.T @ E
         n += len(E)
+    return gram, n, d, labelled, pre
+
+# %% ../nbs/42_dprp.ipynb #36bb4fa9
+@patch
+def release_chunks(self:DPRP, chunks, # callable returning a fresh iterable of (X_chunk, y_chunk or None) pairs, or a list of pairs
+                  ):
+    """Row-chunked release: pass 1 (now) accumulates $X^\\top X$ and plans; returns a generator of `(X'_chunk, y'_chunk)` for pass 2.
+    Memory O(chunk k1 + d^2 + d k1). Labels need the public `classes`."""
+    self._validate()
+    if isinstance(self.bounds, str): raise ValueError("release_chunks needs public bounds=(lo, hi) (bounds='private' would need a third pass)")
+    source = _two_pass_source(chunks)
+    first = source()
+    if first is None: raise TypeError("chunks() returned None; it must return an iterable of (X_chunk, y_chunk) pairs")
+    gram, n, d, labelled, pre = self._first_pass(first)
     if n == 0: raise ValueError("chunks yielded no rows: pass a callable returning a fresh iterable of (X_chunk, y_chunk) pairs")
     if n < 2: raise ValueError(f"X needs at least 2 rows, got {n}")
     rngs = as_rng(self.rng).spawn(5)
@@ -399,6 +424,7 @@ def release_chunks(self:DPRP, chunks, # callable returning a fresh iterable of (
     R, M, s1 = self._plan(gram, n, rngs, Budget(self.epsilon, self.delta, name='DPRP'))
     return self._second_pass(again, n, d, labelled, R, M, s1, rngs[3])
 
+# %% ../nbs/42_dprp.ipynb #ca2d815b
 @patch
 def _second_pass(self:DPRP, again, n, d, labelled, R, M, s1, rng):
     "Pass 2 of release_chunks: a generator of released chunks; checks it sees the same rows as pass 1."

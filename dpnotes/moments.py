@@ -12,7 +12,7 @@ import numpy as np
 from .privacy import as_rng, check_int, check_positive
 
 # %% auto #0
-__all__ = ['FRAC_BITS', 'BLOCK_ROWS', 'quantise', 'is_dask', 'have_dask', 'exact_moments', 'partition_rngs']
+__all__ = ['FRAC_BITS', 'BLOCK_ROWS', 'FLUSH_BLOCKS', 'quantise', 'is_dask', 'have_dask', 'exact_moments', 'partition_rngs']
 
 # %% ../nbs/05_moments.ipynb #10a093d3
 FRAC_BITS = 20          # entries in [-b, b] become integers q with |q| <= 2**20
@@ -23,6 +23,19 @@ def quantise(X, bound:float=1.0, frac_bits:int=FRAC_BITS) -> np.ndarray:
     one = float(1 << frac_bits)
     t = np.asarray(X, dtype=float) * (one / bound) * (1.0 - 2.0**-40)   # shrinks by more than the float roundings can grow
     return np.clip(np.trunc(t), -one, one).astype(np.int64)
+
+# %% ../nbs/05_moments.ipynb #fde062fe
+def _pow2(x:float) -> bool:
+    "True when x is a power of two (then multiplying by it or by its reciprocal is exact in the normal range)."
+    return x > 0 and math.frexp(x)[0] == 0.5
+
+def _quantise_into(Z, out:np.ndarray, bound:float=1.0, frac_bits:int=FRAC_BITS) -> np.ndarray:
+    "The integers of `quantise(Z, bound, frac_bits)`, as float64 values written into `out` (4 in-place passes, no copy)."
+    one = float(1 << frac_bits)
+    if _pow2(bound): np.multiply(Z, (one / bound) * (1.0 - 2.0**-40), out=out)   # one rounding of the same exact product
+    else: np.multiply(np.multiply(Z, one / bound, out=out), 1.0 - 2.0**-40, out=out)
+    np.trunc(out, out=out)
+    return np.clip(out, -one, one, out=out)
 
 # %% ../nbs/05_moments.ipynb #9cba8bf0
 def is_dask(x) -> bool:
@@ -47,32 +60,66 @@ def _as_block(A):
     a = A.to_numpy(dtype=float) if hasattr(A, 'to_numpy') else np.asarray(A, dtype=float)
     return a[:, None] if a.ndim == 1 else a
 
+def _prepared(A, y, k:int, prep):
+    "The pre-processed rows of one partition as float64 (n, d) and their class indices, checked against the public k."
+    Z, idx = (prep or _default_prep)(_as_block(A), None if y is None else np.asarray(y))
+    Z, idx = np.asarray(Z, dtype=float), np.asarray(idx, dtype=np.int64).ravel()
+    if len(idx) != len(Z): raise ValueError(f"y: need one label per row ({len(Z)}), got {len(idx)}")
+    if len(idx) and (idx.min() < 0 or idx.max() >= k): raise ValueError(f"class indices must lie in [0, {k}); map labels through the public classes first")
+    return Z, idx
+
+# %% ../nbs/05_moments.ipynb #fa5e9121
+def _exact_int(M) -> np.ndarray:
+    "A float64 product of quantised blocks (exact integers of magnitude ≤ 2**53) as int64; NaN in the rows is refused."
+    if not np.isfinite(M).all(): raise ValueError("X: NaN values after the pre-processing; drop or impute those rows first")
+    return M.astype(np.int64)
+
+def _block_products(Q:np.ndarray, H:np.ndarray, idx, second, squares:bool) -> dict:
+    "int64 statistics of one block: quantised rows Q (contiguous) and the one-hot classes H, each from exact float64 products."
+    out = dict(count=np.bincount(idx, minlength=H.shape[1]), sum=_exact_int(H.T @ Q))   # class sums: k × d products
+    if second == 'pooled': out['second'] = _exact_int(Q.T @ Q)   # one symmetric BLAS product (syrk)
+    elif second == 'per_class':
+        sel = [Q[idx == c] for c in range(H.shape[1])]
+        out['second'] = np.stack([_exact_int(G.T @ G) for G in sel])
+    if squares and second is None: out['sumsq'] = _exact_int(np.einsum('ij,ij->j', Q, Q))
+    return out
+
+def _flush(tot:dict, acc:dict) -> dict:
+    "Move int64 block totals into the Python-integer totals (exact, no overflow)."
+    return {key: tot[key] + acc[key].astype(object) for key in tot}
+
+# %% ../nbs/05_moments.ipynb #077fc4aa
+FLUSH_BLOCKS = 1 << 9   # int64 block totals are moved to Python integers every 2**9 blocks: 2**9 · 2**53 = 2**62 < 2**63
+
+def _zero_totals(k:int, d:int, second, squares:bool) -> dict:
+    "Python-integer totals (object arrays of 0) for the statistics asked for."
+    zero = lambda *s: np.zeros(s, dtype=object)
+    tot = dict(count=zero(k), sum=zero(k, d))
+    if second is not None: tot['second'] = zero(d, d) if second == 'pooled' else zero(k, d, d)
+    if squares and second is None: tot['sumsq'] = zero(d)
+    return tot
+
 def _block_stats(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits:int, block_rows:int) -> dict:
     "Exact integer statistics of one partition (runs on a worker under Dask): only these small arrays leave it."
-    Z, idx = (prep or _default_prep)(_as_block(A), None if y is None else np.asarray(y))
-    Q = quantise(Z, bound, frac_bits)
-    idx = np.asarray(idx, dtype=np.int64).ravel()
-    n, d = Q.shape
-    if len(idx) != n: raise ValueError(f"y: need one label per row ({n}), got {len(idx)}")
-    if n and (idx.min() < 0 or idx.max() >= k): raise ValueError(f"class indices must lie in [0, {k}); map labels through the public classes first")
-    out = dict(count=np.bincount(idx, minlength=k).astype(object),
-               sum=np.stack([Q[idx == c].sum(0) for c in range(k)]).astype(object).reshape(k, d))
-    if second is None and not squares: return out
-    Qf, groups = Q.astype(float), ([slice(None)] if second in (None, 'pooled') else [idx == c for c in range(k)])
-    mats, sq = [], np.zeros(d, dtype=object)
-    for gsel in groups:
-        G = Qf[gsel]
-        tot, acc, nb = np.zeros((d, d), dtype=object), np.zeros((d, d), dtype=np.int64), 0
-        for s in range(0, len(G), block_rows):
-            B = G[s:s + block_rows]
-            if second is not None: acc += (B.T @ B).astype(np.int64)     # exact: integers below 2**53 throughout
-            if squares and second in (None, 'pooled'): sq += np.square(B).sum(0).astype(np.int64).astype(object)
-            nb += 1
-            if nb % 1024 == 0: tot += acc.astype(object); acc[:] = 0      # int64 holds 2**10 blocks of 2**52
-        mats.append(tot + acc.astype(object))
-    if second is not None: out['second'] = mats[0] if second == 'pooled' else np.stack(mats)
-    if squares: out['sumsq'] = sq if second in (None, 'pooled') else np.stack([np.diagonal(M) for M in mats]).sum(0)
-    return out
+    A, yv = _as_block(A), None if y is None else np.asarray(y)
+    n = len(A)
+    if yv is not None and len(yv) != n: raise ValueError(f"y: need one label per row ({n}), got {len(yv)}")
+    tot = acc = None
+    for b, s in enumerate(range(0, max(n, 1), block_rows)):   # pre-processed, quantised and multiplied block by block
+        Z, ib = _prepared(A[s:s + block_rows], None if yv is None else yv[s:s + block_rows], k, prep)
+        d = Z.shape[1]
+        if tot is None:                                        # two buffers, reused for every block: they stay in the cache
+            tot, m = _zero_totals(k, d, second, squares), min(n, block_rows)
+            qbuf, hbuf = np.empty((m, d)), np.empty((m, k))
+        Q, H = _quantise_into(Z, qbuf[:len(Z)], bound, frac_bits), hbuf[:len(Z)]
+        H.fill(0.0); H[np.arange(len(Z)), ib] = 1.0
+        part = _block_products(Q, H, ib, second, squares)
+        acc = part if acc is None else {key: acc[key] + part[key] for key in acc}
+        if (b + 1) % FLUSH_BLOCKS == 0: tot, acc = _flush(tot, acc), None
+    if acc is not None: tot = _flush(tot, acc)
+    if squares and second is not None:                         # Σq² is the diagonal of QᵀQ (summed over the classes)
+        tot['sumsq'] = np.diagonal(tot['second'] if second == 'pooled' else tot['second'].sum(0)).copy()
+    return tot
 
 def _add_stats(parts) -> dict:
     "Exact sum of partition statistics (Python integers: no overflow, no rounding, any order)."
@@ -99,6 +146,32 @@ def _dask_parts(A, y):
     return xs, ys
 
 # %% ../nbs/05_moments.ipynb #410f24c0
+def _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows) -> tuple:
+    "Checked public arguments of `exact_moments`, in the order `_block_stats` takes them."
+    k, f, B = check_int(n_classes, 'n_classes'), check_int(frac_bits, 'frac_bits'), check_int(block_rows, 'block_rows')
+    check_positive(bound, 'bound')
+    if not 1 <= f <= 26: raise ValueError(f"frac_bits must lie in [1, 26] so that products stay exact, got {f}")
+    if B > 2 ** (53 - 2 * f): raise ValueError(f"block_rows must be ≤ 2**(53 - 2*frac_bits) = {2 ** (53 - 2 * f)}, got {B}")
+    if second not in (None, 'pooled', 'per_class'): raise ValueError(f"second must be None, 'pooled' or 'per_class', got {second!r}")
+    return (k, prep, float(bound), second, bool(squares), f, B)
+
+def _moments_dask(A, y, args:tuple) -> tuple:
+    "(exact integer statistics, number of partitions) of Dask collections: one `compute`, small arrays back."
+    import dask
+    xs, ys = _dask_parts(A, y)
+    parts = [dask.delayed(_block_stats)(a, b, *args) for a, b in zip(xs, ys)]
+    return dask.compute(dask.delayed(_add_stats)(parts))[0], len(parts)
+
+def _moments_in_memory(A, y, args:tuple, chunk_rows:int) -> tuple:
+    "(exact integer statistics, number of chunks) of an in-memory table, pre-processed `chunk_rows` rows at a time."
+    if is_dask(y): raise TypeError("y: a Dask collection next to an in-memory X; pass both in memory or both as Dask")
+    step = check_int(chunk_rows, 'chunk_rows')
+    take = (lambda s: A.iloc[s:s + step]) if hasattr(A, 'iloc') else (lambda s: A[s:s + step])
+    yv = None if y is None else (y.to_numpy() if hasattr(y, 'to_numpy') else np.asarray(y))
+    parts = [_block_stats(take(s), None if yv is None else yv[s:s + step], *args) for s in range(0, max(len(A), 1), step)]
+    return _add_stats(parts), len(parts)
+
+# %% ../nbs/05_moments.ipynb #87ee97ca
 def exact_moments(A,                        # rows: ndarray, pandas frame, or Dask array / DataFrame
                   y=None,                   # labels or class indices, aligned with A (None: one class)
                   n_classes:int=1,          # k, the number of public classes
@@ -112,27 +185,11 @@ def exact_moments(A,                        # rows: ndarray, pandas frame, or Da
                   chunk_rows:int=1 << 16,   # in memory: rows pre-processed at a time (bounds the working memory)
                  ) -> dict:
     "Exact class counts, class sums and second moments of the quantised rows; identical for any partitioning (one `compute` on Dask)."
-    k, f, B = check_int(n_classes, 'n_classes'), check_int(frac_bits, 'frac_bits'), check_int(block_rows, 'block_rows')
-    check_positive(bound, 'bound')
-    if not 1 <= f <= 26: raise ValueError(f"frac_bits must lie in [1, 26] so that products stay exact, got {f}")
-    if B > 2 ** (53 - 2 * f): raise ValueError(f"block_rows must be ≤ 2**(53 - 2*frac_bits) = {2 ** (53 - 2 * f)}, got {B}")
-    if second not in (None, 'pooled', 'per_class'): raise ValueError(f"second must be None, 'pooled' or 'per_class', got {second!r}")
-    args = (k, prep, float(bound), second, bool(squares), f, B)
-    if is_dask(A):
-        import dask
-        xs, ys = _dask_parts(A, y)
-        parts = [dask.delayed(_block_stats)(a, b, *args) for a, b in zip(xs, ys)]
-        ints, n_parts = dask.compute(dask.delayed(_add_stats)(parts))[0], len(parts)
-    else:
-        if is_dask(y): raise TypeError("y: a Dask collection next to an in-memory X; pass both in memory or both as Dask")
-        rows = len(A)
-        step = check_int(chunk_rows, 'chunk_rows')
-        take = (lambda s: A.iloc[s:s + step]) if hasattr(A, 'iloc') else (lambda s: A[s:s + step])
-        yv = None if y is None else (y.to_numpy() if hasattr(y, 'to_numpy') else np.asarray(y))
-        parts = [_block_stats(take(s), None if yv is None else yv[s:s + step], *args) for s in range(0, max(rows, 1), step)]
-        ints, n_parts = _add_stats(parts), len(parts)
-    return _finish(ints, bound, f, n_parts)
+    args = _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows)
+    ints, n_parts = _moments_dask(A, y, args) if is_dask(A) else _moments_in_memory(A, y, args, chunk_rows)
+    return _finish(ints, bound, args[5], n_parts)
 
+# %% ../nbs/05_moments.ipynb #94abac23
 def _finish(ints:dict, bound:float, f:int, n_parts:int) -> dict:
     "Float values from the exact integers, each converted once (correctly rounded), plus the integers themselves."
     flt = lambda a, s: np.array([float(v) for v in np.ravel(a)], dtype=float).reshape(np.shape(a)) * s

@@ -16,8 +16,8 @@ from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_posit
 from .moments import exact_moments, is_dask, partition_rngs
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'ROWS_PER_PARTITION', 'LEVERS', 'zcdp_rho', 'zcdp_delta', 'zcdp_epsilon_bound', 'gauss_sigma_rho',
-           'unit_scale', 'upper_vec', 'from_upper_vec', 'split_rho', 'SuffStatGauss']
+__all__ = ['SENSITIVITY', 'DRAW_ROWS', 'ROWS_PER_PARTITION', 'LEVERS', 'zcdp_rho', 'zcdp_delta', 'zcdp_epsilon_bound',
+           'gauss_sigma_rho', 'unit_scale', 'upper_vec', 'from_upper_vec', 'split_rho', 'SuffStatGauss']
 
 # %% ../nbs/25_suffstat_gauss.ipynb #d6f077c9
 def zcdp_rho(epsilon:float, delta:float) -> float:
@@ -46,7 +46,9 @@ def gauss_sigma_rho(sensitivity:float, rho:float) -> float:
 # %% ../nbs/25_suffstat_gauss.ipynb #432999b4
 def unit_scale(A, lower, upper) -> np.ndarray:
     "Rows mapped into the unit box with public bounds: u = clip((x − lower)/(upper − lower), 0, 1)."
-    return np.clip((np.asarray(A, float) - lower) / (upper - lower), 0.0, 1.0)
+    U = np.subtract(A, lower, dtype=float)                     # a new array (the caller's data is never written)
+    U /= np.subtract(upper, lower, dtype=float)
+    return np.clip(U, 0.0, 1.0, out=U)
 
 # %% ../nbs/25_suffstat_gauss.ipynb #1a17a9b6
 from .privacy import clip_rows, unit_rows   # the privacy primitives for rows (exact at any finite magnitude)
@@ -181,20 +183,24 @@ def _radius(self:SuffStatGauss, d:int) -> float:
 
 # %% ../nbs/25_suffstat_gauss.ipynb #ba9ca882
 def _finite(A) -> np.ndarray:
-    if not np.all(np.isfinite(A)): raise ValueError(f"X contains NaN or infinite values ({int((~np.isfinite(A)).sum())} entries)")
+    "A, after refusing NaN or infinite entries (two reductions, no temporary array; the message names no count)."
+    if A.size and not (np.isfinite(A.min()) and np.isfinite(A.max())): raise ValueError("X contains NaN or infinite values")
     return A
 
-def _unit_prep(lo, hi, classes=None):
+def _unit_prep(lo, hi, classes=None, checked:bool=False):
     "Pass one, row-wise: rows into the unit box with the public bounds; labels to class indices (`classes=None`: already indices)."
-    return lambda A, y: (unit_scale(_finite(A), lo, hi), y if classes is None else _label_index(y, classes))
+    return lambda A, y: (unit_scale(A if checked else _finite(A), lo, hi), y if classes is None else _label_index(y, classes))
 
-def _clip_prep(scaling:str, lo, hi, center, scale, r:float, classes=None):
+def _clip_prep(scaling:str, lo, hi, center, scale, r:float, classes=None, checked:bool=False):
     "Pass two, row-wise: scaling with public bounds and released centre/scale (or unit row norm), then clipping to the r-ball."
+    unit = bool(np.all(np.asarray(scale) == 1.0))             # z / 1 = z exactly: that division is skipped
     def prep(A, y):
-        A = _finite(A)
+        A = A if checked else _finite(A)
         if scaling == 'row_norm':
             Z = unit_rows(A)
-        else: Z = (unit_scale(A, lo, hi) - center) / scale
+        else:
+            Z = unit_scale(A, lo, hi); Z -= center             # in place: the same operations as (u − centre) / scale
+            if not unit: Z /= scale
         return clip_rows(Z, r), (y if classes is None else _label_index(y, classes))
     return prep
 
@@ -209,65 +215,83 @@ def _dask_width(X) -> tuple:
 
 # %% ../nbs/25_suffstat_gauss.ipynb #a2abc429
 @patch
-def fit(self:SuffStatGauss, X, y):
-    """Release the noisy statistics of (X, y); spends exactly (epsilon, delta). X: numeric (n, d) array or DataFrame, or a
-    Dask array / DataFrame (then y a Dask collection partitioned like X, e.g. a column of the same frame); y: labels in `classes`."""
-    on_dask = is_dask(X)
-    if on_dask:                                                # labels are mapped to `classes` inside each partition
+def _read_inputs(self:SuffStatGauss, X, y) -> tuple:
+    "Checked inputs: (rows, labels, classes to map labels by inside the passes or None, d, column names, ρ, lower, upper, classes)."
+    if is_dask(X):                                             # labels are mapped to `classes` inside each partition
         if y is None: raise ValueError("y: pass the labels (the model is class-conditional)")
         d, names = _dask_width(X)
         rho, lo, hi, classes = self._validate(d)
-        rows, lab, by_label = X, y, classes
-    else:
-        A, meta = as_matrix(X, 'X')
-        n, d = A.shape
-        rho, lo, hi, classes = self._validate(d)
-        rows, lab, by_label = A, self._labels(y, n, classes), None
-        names = list(meta.columns) if meta.kind == 'dataframe' else None
-    k = len(classes)
-    self.classes_, self.n_features_in_, self.bounds_, self.feature_names_in_ = classes, d, (lo, hi), names
-    self.y_name_ = getattr(y, 'name', None)
-    g_fit, g_sample = as_rng(self.rng).spawn(2)                # noise and sampling never share a stream
-    # every release is `statistic + noise` through add_gaussian: with sampler='safe' the statistic is rounded to the grid of σ
-    # and the noise added exactly, σ raised to cover the rounding of the Δ₂ it was calibrated for (σ = Δ₂/√(2ρ) is linear in Δ₂)
-    release = lambda value, sigma, what: add_gaussian(value, sigma, g_fit, self.sampler, sensitivity=SENSITIVITY[what](r, d))
-    r = self._radius(d)
+        return X, y, classes, d, names, rho, lo, hi, classes
+    A, meta = as_matrix(X, 'X')                                # refuses NaN and infinite values: the passes need not check again
+    n, d = A.shape
+    rho, lo, hi, classes = self._validate(d)
+    names = list(meta.columns) if meta.kind == 'dataframe' else None
+    return A, self._labels(y, n, classes), None, d, names, rho, lo, hi, classes
+
+@patch
+def _sigmas(self:SuffStatGauss, rho:float, d:int, k:int, r:float) -> tuple:
+    "(ρ per release, noise σ per release): counts, sums and moments now; the centre's σ when it is released."
     b = self._shares(rho, d, k, r)
     sig = dict(counts=gauss_sigma_rho(SENSITIVITY['counts'](r, d), b['counts']),
                sums=gauss_sigma_rho(SENSITIVITY['sums'](r, d), b['sums']),
                moments=gauss_sigma_rho(SENSITIVITY['moments'](r, d), b['moments']), centre=None)
+    return b, sig
+
+# %% ../nbs/25_suffstat_gauss.ipynb #450b360e
+@patch
+def _release_centre(self:SuffStatGauss, first:dict, n_hat:float, release, sig:dict, b:dict, d:int, r:float):
+    "Step 2: the released centre (Δ₂ = √d), or centre and variances (joint Δ₂ = √(2d)); 'box'/'row_norm': ½ and 1, public."
+    self.center_, self.scale_ = np.full(d, 0.5), np.ones(d)
+    if self.scaling not in ('centre', 'standardise'): return
+    sig['centre'] = gauss_sigma_rho(SENSITIVITY[self.scaling](r, d), b['centre'])
+    # (Σu, Σu²) are one release under 'standardise' (joint Δ₂ = √(2d)): one call, so the rounding is charged jointly
+    stats_ = first['total'] if self.scaling == 'centre' else np.r_[first['total'], first['sumsq']]
+    noisy = release(stats_, sig['centre'], self.scaling)
+    self.center_ = np.clip(noisy[:d] / n_hat, 0.0, 1.0)
+    if self.scaling == 'standardise':
+        m2 = noisy[d:] / n_hat
+        self.scale_ = np.sqrt(np.clip(m2 - self.center_**2, max(2 * sig['centre'] / n_hat, 1e-6), 0.25))
+
+@patch
+def _release_sums_moments(self:SuffStatGauss, second:dict, counts, release, sig:dict):
+    "Steps 3–4: class sums (Δ₂ = 2r) and the second moment(s) (Δ_F = √2 r², pooled or all classes jointly), then the model."
+    sums = release(second['sum'], sig['sums'], 'sums')
+    moms = [second['second']] if self.covariance == 'pooled' else list(second['second'])
+    # the per-class moments are one joint release (Δ_F over all classes): one call, so the rounding is charged jointly
+    ups = release(np.concatenate([upper_vec(M) for M in moms]), sig['moments'], 'moments').reshape(len(moms), -1)
+    self._postprocess(sums, [from_upper_vec(u, sums.shape[1]) for u in ups], counts)
+
+# %% ../nbs/25_suffstat_gauss.ipynb #af1346d9
+@patch
+def fit(self:SuffStatGauss, X, y):
+    """Release the noisy statistics of (X, y); spends exactly (epsilon, delta). X: numeric (n, d) array or DataFrame, or a
+    Dask array / DataFrame (then y a Dask collection partitioned like X, e.g. a column of the same frame); y: labels in `classes`."""
+    rows, lab, by_label, d, names, rho, lo, hi, classes = self._read_inputs(X, y)
+    k, checked = len(classes), by_label is None                # in memory the rows were checked finite on the way in
+    self.classes_, self.n_features_in_, self.bounds_, self.feature_names_in_ = classes, d, (lo, hi), names
+    self.y_name_ = getattr(y, 'name', None)
+    g_fit, g_sample = as_rng(self.rng).spawn(2)                # noise and sampling never share a stream
+    r = self._radius(d)
+    # every release is `statistic + noise` through add_gaussian: with sampler='safe' the statistic is rounded to the grid of σ
+    # and the noise added exactly, σ raised to cover the rounding of the Δ₂ it was calibrated for (σ = Δ₂/√(2ρ) is linear in Δ₂)
+    release = lambda value, sigma, what: add_gaussian(value, sigma, g_fit, self.sampler, sensitivity=SENSITIVITY[what](r, d))
+    b, sig = self._sigmas(rho, d, k, r)
     # the statistics are exact fixed-point sums (dpnotes.moments): the same function of the data set for any partitioning,
     # so the sensitivities and the noise below do not depend on how the rows are split; the noise is added here, once
     stage = self.scaling in ('centre', 'standardise')
-    pass_two = lambda c, s: exact_moments(rows, lab, k, prep=_clip_prep(self.scaling, lo, hi, c, s, r, by_label), bound=r,
-                                          second=self.covariance)
-    first = (exact_moments(rows, lab, k, prep=_unit_prep(lo, hi, by_label), bound=1.0, second=None,
+    pass_two = lambda c, s: exact_moments(rows, lab, k, prep=_clip_prep(self.scaling, lo, hi, c, s, r, by_label, checked),
+                                          bound=r, second=self.covariance)
+    first = (exact_moments(rows, lab, k, prep=_unit_prep(lo, hi, by_label, checked), bound=1.0, second=None,
                            squares=self.scaling == 'standardise') if stage else pass_two(np.full(d, 0.5), np.ones(d)))
     # 1. class counts (Δ₂ = √2); the row count is never used, only the sum of the noisy counts
     exact = first['count'].astype(float)
     counts = exact if self.class_sizes == 'public' else release(exact, sig['counts'], 'counts')
     n_hat = max(float(np.maximum(counts, 0).sum()), 1.0)
-    # 2. public-bounds scaling, released centre (Δ₂ = √d, or √(2d) with the variances), clipping to the r-ball
-    self.center_, self.scale_ = np.full(d, 0.5), np.ones(d)
-    if stage:
-        sig['centre'] = gauss_sigma_rho(SENSITIVITY[self.scaling](r, d), b['centre'])
-        # (Σu, Σu²) are one release under 'standardise' (joint Δ₂ = √(2d)): one call, so the rounding is charged jointly
-        stats_ = first['total'] if self.scaling == 'centre' else np.r_[first['total'], first['sumsq']]
-        noisy = release(stats_, sig['centre'], self.scaling)
-        self.center_ = np.clip(noisy[:d] / n_hat, 0.0, 1.0)
-        if self.scaling == 'standardise':
-            m2 = noisy[d:] / n_hat
-            self.scale_ = np.sqrt(np.clip(m2 - self.center_**2, max(2 * sig['centre'] / n_hat, 1e-6), 0.25))
+    self._release_centre(first, n_hat, release, sig, b, d, r)  # 2. public-bounds scaling and the released centre
     second = pass_two(self.center_, self.scale_) if stage else first   # rows depend on released values only
-    # 3. class sums (Δ₂ = 2r); 4. second moment(s) (Δ_F = √2 r², pooled or all classes jointly)
-    sums = release(second['sum'], sig['sums'], 'sums')
-    moms = [second['second']] if self.covariance == 'pooled' else list(second['second'])
-    # the per-class moments are one joint release (Δ_F over all classes): one call, so the rounding is charged jointly
-    ups = release(np.concatenate([upper_vec(M) for M in moms]), sig['moments'], 'moments').reshape(len(moms), -1)
-    moms = [from_upper_vec(u, d) for u in ups]
     self.class_counts_, self.radius_, self.rho_, self.budget_, self.sigmas_ = counts, r, rho, b, sig
-    self._postprocess(sums, moms, counts)
-    self._g_sample, self._on_dask = g_sample, on_dask
+    self._release_sums_moments(second, counts, release, sig)  # 3. class sums, 4. second moment(s)
+    self._g_sample, self._on_dask = g_sample, is_dask(X)
     return self
 
 # %% ../nbs/25_suffstat_gauss.ipynb #c532695e
@@ -292,6 +316,64 @@ def _postprocess(self:SuffStatGauss, sums, moms, counts):
     self.means_ = means
 
 # %% ../nbs/25_suffstat_gauss.ipynb #1832a22f
+DRAW_ROWS = 1 << 13   # rows per block of the sampler: the working set stays in the processor cache
+
+def _draw_stacked(g, cnt, means, factors) -> np.ndarray:
+    "Rows of each class in turn (class 0 first), written block by block into one array: z = μ_c + (N λ_c^½) V_cᵀ."
+    S = np.empty((int(cnt.sum()), means.shape[1]))
+    at = 0
+    for c, m in enumerate(cnt):
+        lam, V = factors[c]
+        for s in range(at, at + m, DRAW_ROWS):               # the same normals, in the same order, as one draw of m rows
+            N = g.standard_normal((min(DRAW_ROWS, at + m - s), len(lam))); N *= lam
+            out = np.matmul(N, V.T, out=S[s:s + len(N)]); out += means[c]
+        at += m
+    return S
+
+def _to_units(Z, scaling:str, center, scale, bounds) -> np.ndarray:
+    "In place: model units to the original units, lo + clip(z · scale + centre, 0, 1) · (hi − lo) (row_norm: unchanged)."
+    if scaling == 'row_norm': return Z
+    lo, hi = bounds
+    if not np.all(np.asarray(scale) == 1.0): Z *= scale       # z · 1 = z exactly: skipped
+    Z += center; np.clip(Z, 0.0, 1.0, out=Z); Z *= (hi - lo); Z += lo
+    return Z
+
+def _draw(g, n:int, means, factors, w, classes, scaling:str, center, scale, bounds):
+    "n rows of the released model from generator g: (rows in the original units, labels). Post-processing only."
+    cnt = g.multinomial(n, w)
+    S = _draw_stacked(g, cnt, means, factors)
+    perm = g.permutation(n)
+    Z = np.empty_like(S)
+    for s in range(0, n, DRAW_ROWS):                           # gather the shuffled rows and convert them while in cache
+        np.take(S, perm[s:s + DRAW_ROWS], axis=0, out=Z[s:s + DRAW_ROWS])
+        _to_units(Z[s:s + DRAW_ROWS], scaling, center, scale, bounds)
+    return Z, np.repeat(classes, cnt)[perm]
+
+# %% ../nbs/25_suffstat_gauss.ipynb #2f352747
+def _draw_frame(seq, n:int, start:int, model:tuple, columns, label:str) -> pd.DataFrame:
+    "One output partition: n rows drawn with its own stream `seq` (a SeedSequence), index start, start+1, …"
+    Z, lab = _draw(np.random.default_rng(seq), n, *model)
+    out = pd.DataFrame(Z, columns=columns, index=pd.RangeIndex(start, start + n), copy=False)
+    out[label] = lab
+    return out
+
+def _draw_part(spec) -> pd.DataFrame: return _draw_frame(*spec)
+
+ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition when sampling to Dask
+_LABEL = '__dpnotes_label__'     # the label column of a Dask sample, before it is split off
+
+def _sample_dask(model:tuple, columns, n:int, g, npartitions=None):
+    "A Dask DataFrame of n rows (columns + the label column `_LABEL`), each partition drawn on its worker from its own stream."
+    import dask.dataframe as dd
+    P = max(1, -(-n // ROWS_PER_PARTITION)) if npartitions is None else check_int(npartitions, 'npartitions')
+    sizes = [n // P + (i < n % P) for i in range(P)]
+    starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
+    seqs = partition_rngs(g, P)                               # one independent stream per output partition, never reused
+    meta = _draw_frame(np.random.SeedSequence(0), 0, 0, model, columns, _LABEL)
+    parts = [(q, m, s0, model, columns, _LABEL) for q, m, s0 in zip(seqs, sizes, starts)]
+    return dd.from_map(_draw_part, parts, meta=meta, enforce_metadata=False)
+
+# %% ../nbs/25_suffstat_gauss.ipynb #cdea8653
 @patch
 def _check_fitted(self:SuffStatGauss):
     if not hasattr(self, 'means_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(X, y) first")
@@ -300,29 +382,19 @@ def _check_fitted(self:SuffStatGauss):
 def _columns(self:SuffStatGauss):
     return self.feature_names_in_ if self.feature_names_in_ is not None else [f'x{j}' for j in range(self.n_features_in_)]
 
-def _draw(g, n:int, means, factors, w, classes, scaling:str, center, scale, bounds):
-    "n rows of the released model from generator g: (rows in the original units, labels). Post-processing only."
-    k, d = means.shape
-    cnt = g.multinomial(n, w)
-    parts = [means[c] + (g.standard_normal((cnt[c], d)) * factors[c][0]) @ factors[c][1].T for c in range(k)]
-    perm = g.permutation(n)
-    Z, lab = np.vstack(parts)[perm], np.repeat(classes, cnt)[perm]
-    if scaling != 'row_norm':
-        lo, hi = bounds
-        Z = lo + np.clip(Z * scale + center, 0.0, 1.0) * (hi - lo)
-    return Z, lab
+@patch
+def _model(self:SuffStatGauss) -> tuple:
+    "The released model as plain arrays, in the argument order of `_draw` (post-processing of the release only)."
+    k, d = self.means_.shape
+    w = np.maximum(self.class_counts_, 0.0)
+    w = w / w.sum() if w.sum() > 0 else np.full(k, 1.0 / k)
+    factors = []
+    for c in range(k):
+        lam, V = np.linalg.eigh(self.cov_ if self.covs_ is None else self.covs_[c])
+        factors.append((np.sqrt(np.maximum(lam, 0)), V))
+    return (self.means_, factors, w, self.classes_, self.scaling, self.center_, self.scale_, self.bounds_)
 
-def _draw_frame(seq, n:int, start:int, model:tuple, columns, label:str) -> pd.DataFrame:
-    "One output partition: n rows drawn with its own stream `seq` (a SeedSequence), index start, start+1, …"
-    Z, lab = _draw(np.random.default_rng(seq), n, *model)
-    out = pd.DataFrame(Z, columns=columns, index=pd.RangeIndex(start, start + n))
-    out[label] = lab
-    return out
-
-def _draw_part(spec) -> pd.DataFrame: return _draw_frame(*spec)
-
-ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition when sampling to Dask
-
+# %% ../nbs/25_suffstat_gauss.ipynb #f4b1a113
 @patch
 def sample(self:SuffStatGauss, n:int, rng=None, npartitions:int|None=None):
     """`n` synthetic records `(X_syn, y_syn)`: a DataFrame in the original units and column names, and a label Series.
@@ -336,34 +408,9 @@ def sample(self:SuffStatGauss, n:int, rng=None, npartitions:int|None=None):
     yname = self.y_name_ if self.y_name_ is not None else 'y'
     if npartitions is None and not getattr(self, '_on_dask', False):
         Z, lab = _draw(g, n, *model)
-        return pd.DataFrame(Z, columns=self._columns()), pd.Series(lab, name=yname)
+        return pd.DataFrame(Z, columns=self._columns(), copy=False), pd.Series(lab, name=yname)
     out = _sample_dask(model, self._columns(), n, g, npartitions)
     return out[self._columns()], out[_LABEL].rename(yname)
-
-_LABEL = '__dpnotes_label__'   # the label column of a Dask sample, before it is split off
-
-def _sample_dask(model:tuple, columns, n:int, g, npartitions=None):
-    "A Dask DataFrame of n rows (columns + the label column `_LABEL`), each partition drawn on its worker from its own stream."
-    import dask.dataframe as dd
-    P = max(1, -(-n // ROWS_PER_PARTITION)) if npartitions is None else check_int(npartitions, 'npartitions')
-    sizes = [n // P + (i < n % P) for i in range(P)]
-    starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
-    seqs = partition_rngs(g, P)                               # one independent stream per output partition, never reused
-    meta = _draw_frame(np.random.SeedSequence(0), 0, 0, model, columns, _LABEL)
-    parts = [(q, m, s0, model, columns, _LABEL) for q, m, s0 in zip(seqs, sizes, starts)]
-    return dd.from_map(_draw_part, parts, meta=meta, enforce_metadata=False)
-
-@patch
-def _model(self:SuffStatGauss) -> tuple:
-    "The released model as plain arrays, in the argument order of `_draw` (post-processing of the release only)."
-    k, d = self.means_.shape
-    w = np.maximum(self.class_counts_, 0.0)
-    w = w / w.sum() if w.sum() > 0 else np.full(k, 1.0 / k)
-    factors = []
-    for c in range(k):
-        lam, V = np.linalg.eigh(self.cov_ if self.covs_ is None else self.covs_[c])
-        factors.append((np.sqrt(np.maximum(lam, 0)), V))
-    return (self.means_, factors, w, self.classes_, self.scaling, self.center_, self.scale_, self.bounds_)
 
 # %% ../nbs/25_suffstat_gauss.ipynb #6e5f733d
 @patch
