@@ -111,6 +111,7 @@ def _scores(est, A, classes: np.ndarray) -> np.ndarray:
 
 AVERAGES = ('auto', 'macro', 'weighted', 'micro')
 
+# %% ../nbs/03_evaluate.ipynb #294da66d
 def auprc(y_true, scores, classes, average: str = 'auto') -> float:
     "Average precision of score matrix `scores` (one column per entry of `classes`) against labels `y_true`."
     if average not in AVERAGES: raise ValueError(f"average must be one of {AVERAGES}, got {average!r}")
@@ -130,6 +131,7 @@ def auprc(y_true, scores, classes, average: str = 'auto') -> float:
     ap = np.array([average_precision_score(Y[:, j], Sp[:, j]) for j in range(present.size)])
     return float(ap @ Y.mean(axis=0)) if average == 'weighted' else float(ap.mean())
 
+# %% ../nbs/03_evaluate.ipynb #19463e5b
 def tstr(X_syn, y_syn, X_test, y_test, model='rf', rng=None, average: str = 'auto') -> dict:
     "Train `model` on the release (`X_syn`, `y_syn`), test on real (`X_test`, `y_test`): accuracy and AUPRC."
     if average not in AVERAGES: raise ValueError(f"average must be one of {AVERAGES}, got {average!r}")
@@ -160,6 +162,7 @@ def tstr(X_syn, y_syn, X_test, y_test, model='rf', rng=None, average: str = 'aut
         S = _scores(est, At, classes)
     return dict(accuracy=float(accuracy_score(yt, pred)), auprc=auprc(yt, S, classes, average))
 
+# %% ../nbs/03_evaluate.ipynb #60afd08b
 def real_reference(X_train, y_train, X_test, y_test, model='rf', rng=None, average: str = 'auto') -> dict:
     "The non-private reference: the same evaluation as `tstr` with the real training data in place of the release."
     return tstr(X_train, y_train, X_test, y_test, model=model, rng=rng, average=average)
@@ -238,6 +241,7 @@ def _codes(real_col: np.ndarray, syn_col: np.ndarray, bins: int):
     cuts = np.unique(np.quantile(real_col, np.arange(1, bins) / bins))
     return np.searchsorted(cuts, real_col, 'right'), np.searchsorted(cuts, syn_col, 'right'), cuts.size + 1
 
+# %% ../nbs/03_evaluate.ipynb #2ab82d22
 def marginal_tvd(X_real, X_syn, k: int = 2, bins: int = 5, max_marginals: int = 200, rng=None) -> float:
     "Mean total variation distance between the k-way marginals of X_real and X_syn (columns discretised on X_real)."
     A, ma = as_matrix(X_real, 'X_real'); B, mb = as_matrix(X_syn, 'X_syn')
@@ -265,6 +269,7 @@ def marginal_tvd(X_real, X_syn, k: int = 2, bins: int = 5, max_marginals: int = 
         tvds.append(0.5 * np.abs(p - q).sum())
     return float(np.mean(tvds))
 
+# %% ../nbs/03_evaluate.ipynb #72fa1eba
 def _fit_predict(X_fit, y_fit, X_pred, model, rng):
     labels = np.unique(y_fit)
     if labels.size == 1: return np.full(X_pred.shape[0], labels[0])     # one class: the constant predictor
@@ -272,17 +277,20 @@ def _fit_predict(X_fit, y_fit, X_pred, model, rng):
         warnings.filterwarnings('ignore', message='.*converge.*')
         return make_model(model, rng).fit(X_fit, y_fit).predict(X_pred)
 
+# %% ../nbs/03_evaluate.ipynb #2070d7f7
 def _test_part(X_test, y_test=None):
     T, meta = as_matrix(X_test, 'X_test')
     cols = meta.columns if meta.kind == 'dataframe' else None
     return T, cols, (None if y_test is None else _labels(y_test, 'y_test', T.shape[0]))
 
+# %% ../nbs/03_evaluate.ipynb #098eee79
 def svm_misclassification(X_train, y_train, X_test, y_test, rng=None, model='svm') -> float:
     "Fraction of test rows misclassified by `model` (default: linear SVM) trained on (X_train, y_train), e.g. synthetic rows."
     T, cols, yt = _test_part(X_test, y_test)
     A, _, ya = _check_xy(X_train, y_train, 'X_train', 'y_train', d=T.shape[1], columns=cols)
     return float(np.mean(_fit_predict(A, ya, T, model, rng) != yt))
 
+# %% ../nbs/03_evaluate.ipynb #b1f748f9
 def svm_agreement_rate(X_syn, y_syn, X_train, y_train, X_test, rng=None, model='svm') -> float:
     "Fraction of test rows on which `model` trained on the synthetic and on the real training rows predict the same label."
     T, cols, _ = _test_part(X_test)
