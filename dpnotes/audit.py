@@ -7,12 +7,22 @@ Docs: https://dpnotes.github.io/dpnotes/audit.html.md"""
 
 # %% ../nbs/01_audit.ipynb #5efffa28
 from __future__ import annotations
+import contextlib
 import inspect
+import io
+import json
+import pickle
+import re
+import struct
+import subprocess
+import sys
+import tempfile
 import time
 import warnings
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,8 +32,11 @@ from tqdm.auto import tqdm
 from .privacy import as_rng, as_matrix, check_delta, check_epsilon, check_int, check_positive, distance
 
 # %% auto #0
-__all__ = ['NEIGHBOUR_KINDS', 'clopper_pearson', 'AuditResult', 'audit_epsilon', 'release_features', 'audit_release', 'Data',
-           'adversarial_neighbours', 'unclassified_attributes', 'SensitivityResult', 'search_sensitivity']
+__all__ = ['NEIGHBOUR_KINDS', 'FRONT_KINDS', 'MARKERS', 'LAYOUTS', 'LEAKY_CONTROLS', 'CONTROL_CASES', 'FRONT_PARAMS',
+           'clopper_pearson', 'AuditResult', 'audit_epsilon', 'release_features', 'audit_release', 'Data',
+           'adversarial_neighbours', 'unclassified_attributes', 'FrontData', 'front_door_table', 'front_door_pairs',
+           'table_observation', 'object_observation', 'front_door_observation', 'front_door_call', 'audit_front_door',
+           'front_door_audit', 'SensitivityResult', 'search_sensitivity']
 
 # %% ../nbs/01_audit.ipynb #7c64d873
 def clopper_pearson(k, n, alpha:float=0.05, side:str='two-sided'):
@@ -380,6 +393,308 @@ def unclassified_attributes(est) -> list:
     params = set(inspect.signature(type(est).__init__).parameters) - {'self'}
     declared = set(getattr(type(est), 'released_attributes', ())) | set(getattr(type(est), 'public_attributes', ()))
     return sorted(k for k in vars(est) if not k.startswith('_') and k not in params and k not in declared)
+
+# %% ../nbs/01_audit.ipynb #e8afe2d3
+FRONT_KINDS = ('missing_cell', 'non_integer', 'absent_category', 'unknown_category', 'out_of_bounds', 'nan', 'inf',
+               'text_1e999', 'label', 'label_missing', 'label_unknown', 'marker')
+MARKERS = (0.123456789012345, 0.987654321098765)   # two unusual values: found in a pickled release, they show which table it saw
+
+@dataclass
+class FrontData:
+    "A table for the front-door audit: a DataFrame and, for the Dask path, its partition sizes (None: the path's layout)."
+    df: pd.DataFrame
+    layout: tuple = None
+
+def front_door_table(n: int = 24, seed: int = 0) -> tuple:
+    """(DataFrame, schema dict) for the front-door audit: an integer, a numeric and a categorical column (its dtype
+    listing the observed categories, as a reader would build it) and a label; row 0 is the one the pairs change."""
+    n = check_int(n, 'n', minimum=8)
+    g = np.random.default_rng(seed)
+    df = pd.DataFrame({'a': g.integers(0, 11, n).astype(np.int64), 'b': g.uniform(0, 1, n).round(3),
+                       'c': pd.Categorical(np.r_[['r'], g.choice(['p', 'q'], n - 1)]), 'y': np.r_[1, np.zeros(n - 1, int)]})
+    df.loc[1:n // 3, 'y'] = 1
+    schema = {'dpnotes_schema': 1, 'label': 'y', 'columns': {
+        'a': {'kind': 'integer', 'lower': 0, 'upper': 10}, 'b': {'kind': 'numeric', 'lower': 0, 'upper': 1},
+        'c': {'kind': 'categorical', 'categories': ['p', 'q', 'r']}, 'y': {'kind': 'categorical', 'categories': [0, 1]}}}
+    return df, schema
+
+# %% ../nbs/01_audit.ipynb #e9752b07
+def _with(df, col, value, dtype=None):
+    "A copy of `df` with row 0 of `col` set to `value` (observed-categories dtype rebuilt for a categorical column)."
+    out = df.copy()
+    if isinstance(df[col].dtype, pd.CategoricalDtype):
+        v = df[col].astype(object).to_numpy().copy(); v[0] = value; out[col] = pd.Categorical(v)
+        return out
+    if dtype is not None or not np.can_cast(np.asarray([value]).dtype, df[col].dtype, 'same_kind'):
+        out[col] = out[col].astype(dtype or object)
+    out.loc[0, col] = value
+    return out
+
+def front_door_pairs(kinds=FRONT_KINDS, n: int = 24, seed: int = 0) -> list:
+    """Replace-one pairs `(kind, D, D')` of `FrontData` that change row 0 of `front_door_table`: a missing or non-integer
+    cell (the column's dtype changes), a category present or absent (the observed-categories dtype changes), values
+    outside the declared domain (bounds, unknown category, NaN, inf, the text '1e999'), the label (a class of one, a
+    missing or an undeclared label), and two marker values; kind 'layout': the same table in two Dask layouts."""
+    df, _ = front_door_table(n, seed)
+    bad = set(kinds) - set(FRONT_KINDS) - {'layout'}
+    if bad: raise ValueError(f"kinds: unknown {sorted(bad)}; choose from {FRONT_KINDS + ('layout',)}")
+    base = _with(df, 'b', 0.5)
+    make = {'missing_cell': lambda: (_with(df, 'a', np.nan, float), _with(df, 'a', 5)),
+            'non_integer': lambda: (_with(df, 'a', 5.5, float), _with(df, 'a', 5)),
+            'absent_category': lambda: (df.copy(), _with(df, 'c', 'p')),
+            'unknown_category': lambda: (_with(df, 'c', 'zzz'), _with(df, 'c', 'p')),
+            'out_of_bounds': lambda: (_with(df, 'b', 50.0), base),
+            'nan': lambda: (_with(df, 'b', np.nan), base), 'inf': lambda: (_with(df, 'b', np.inf), base),
+            'text_1e999': lambda: (_with(df, 'b', '1e999', object), base),
+            'label': lambda: (df.assign(y=np.r_[1, np.zeros(n - 1, int)]), df.assign(y=np.zeros(n, int))),   # a class of one vs an empty class
+            'label_missing': lambda: (_with(df, 'y', np.nan, float), _with(df, 'y', 0)),
+            'label_unknown': lambda: (_with(df, 'y', 7), _with(df, 'y', 0)),
+            'marker': lambda: (_with(df, 'b', MARKERS[0]), _with(df, 'b', MARKERS[1])),
+            'layout': lambda: (FrontData(df, (0, n)), FrontData(df, (n // 2, n - n // 2)))}
+    out = []
+    for k in kinds:
+        D, Dp = make[k]()
+        out.append((k, D if isinstance(D, FrontData) else FrontData(D), Dp if isinstance(Dp, FrontData) else FrontData(Dp)))
+    return out
+
+# %% ../nbs/01_audit.ipynb #89e8da9b
+def _pattern(text) -> str:
+    "Text with every run of digits replaced by 'd': the shape of a value's repr, not the value."
+    return re.sub(r'\d+', 'd', str(text))
+
+def table_observation(t, prefix: str = 'table.') -> dict:
+    """What a recipient reads off a released table besides its numbers: column order, each column's dtype, its
+    categories, where it holds NaN, the set of repr shapes of its values and of its CSV text; plus `release_features`."""
+    out = {prefix + 'columns': _hash01([str(c) for c in t.columns]), prefix + 'n_rows': len(t)}
+    csv = t.to_csv(index=False).splitlines()[1:]
+    cells = [ln.split(',') for ln in csv]
+    for j, c in enumerate(t.columns):
+        s, p = t[c], f'{prefix}{c}.'
+        out[p + 'dtype'] = _hash01(str(s.dtype))
+        if isinstance(s.dtype, pd.CategoricalDtype): out[p + 'categories'] = _hash01([repr(v) for v in s.cat.categories])
+        na = s.isna().to_numpy()
+        out[p + 'n_nan'], out[p + 'nan_at'] = int(na.sum()), _hash01(np.flatnonzero(na).tolist())
+        out[p + 'repr'] = _hash01(sorted({_pattern(repr(v)) for v in s.tolist()}))
+        out[p + 'csv'] = _hash01(sorted({_pattern(r[j]) for r in cells if j < len(r)}))
+    release_features(t, prefix, out)
+    return out
+
+# %% ../nbs/01_audit.ipynb #62190f82
+_RNG_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
+
+def _walk(o, path, acc, depth=0, seen=None):
+    """Everything reachable from `o`: its shape into acc['structure'], its non-float values into acc['values'] (floats
+    are the noised part), its generators' seed sequences into acc['seeds']. A table is read by `table_observation`."""
+    seen = set() if seen is None else seen
+    if depth > 8 or id(o) in seen: return
+    seen.add(id(o)); S, V = acc['structure'], acc['values']
+    if isinstance(o, _RNG_TYPES):
+        g = o.bit_generator if isinstance(o, np.random.Generator) else o
+        acc['seeds'].append(o if isinstance(o, np.random.SeedSequence) else getattr(g, 'seed_seq', None)); S.append((path, 'generator')); return
+    if hasattr(o, 'dask') or (isinstance(o, pd.DataFrame) and path == 'r.data'): S.append((path, type(o).__name__)); return
+    if isinstance(o, (pd.DataFrame, pd.Series)):
+        df = o.to_frame() if isinstance(o, pd.Series) else o
+        S.append((path, [str(c) for c in df.columns], df.dtypes.astype(str).tolist(), df.shape))
+        V.extend((path, c, df[c].astype(str).tolist()) for c in df.columns if not pd.api.types.is_float_dtype(df[c]))
+        return
+    if isinstance(o, np.ndarray):
+        S.append((path, o.dtype.str, o.shape))
+        if o.dtype.kind not in 'fc': V.append((path, o.tolist()))
+        return
+    if isinstance(o, (float, np.floating)): S.append((path, 'float')); return
+    if isinstance(o, (str, bytes, int, bool, np.integer, type(None))): S.append((path, type(o).__name__)); V.append((path, repr(o))); return
+    kids = (o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, (list, tuple)) else enumerate(sorted(o, key=repr))
+            if isinstance(o, (set, frozenset)) else vars(o).items() if hasattr(o, '__dict__') and not isinstance(o, type) else ())
+    S.append((path, type(o).__name__))
+    for k, v in list(kids):
+        if not callable(v) or hasattr(v, 'fit'): _walk(v, f'{path}.{k}', acc, depth + 1, seen)
+
+# %% ../nbs/01_audit.ipynb #96d79168
+def object_observation(obj, replay=None, prefix: str = 'object.') -> dict:
+    """What a recipient reads off a returned object, before and after pickling: its structure and every non-float
+    value (floats are the noised part), generators and seeds it carries, whether a marker value is in its bytes, and,
+    given `replay(seed) -> table`, whether a seed found in it replays the release on the candidate table."""
+    out = {}
+    try: blob = pickle.dumps(obj)
+    except Exception as e: blob, out[prefix + 'unpicklable'] = b'', _hash01(type(e).__name__)
+    for k, m in enumerate(MARKERS): out[prefix + f'holds_marker[{k}]'] = float(struct.pack('<d', m) in blob or repr(m).encode() in blob)
+    acc = {'structure': [], 'values': [], 'seeds': []}
+    _walk(obj, 'r', acc)
+    out[prefix + 'live.n_generators'] = len(acc['seeds'])
+    if blob:
+        acc = {'structure': [], 'values': [], 'seeds': []}
+        o = pickle.loads(blob)
+        _walk(o, 'r', acc)
+        out[prefix + 'structure'], out[prefix + 'values'] = _hash01(acc['structure']), _hash01(acc['values'])
+        out[prefix + 'n_generators'] = len(acc['seeds'])
+        if replay is not None:
+            out[prefix + 'replays'] = float(any(_replays(ss, replay, getattr(o, 'data', None)) for ss in acc['seeds'] if ss is not None))
+    return out
+
+def _replays(ss, replay, data) -> bool:
+    "Whether re-running the release on the candidate table from seed sequence `ss` gives back the released table exactly."
+    if data is None: return False
+    try: again = replay(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key))
+    except Exception: return False
+    a, b = (x.compute() if hasattr(x, 'compute') else x for x in (data, again))
+    return a.shape == b.shape and bool(a.astype(str).equals(b.astype(str)))
+
+# %% ../nbs/01_audit.ipynb #6e77c37c
+def front_door_observation(out) -> dict:
+    """Features of one run of a public call, from the dict `front_door_call` returns: the table (computed twice when it
+    is lazy), the returned object, printed text, warnings, the exception or exit status (never the timing)."""
+    f = {'status': float(out.get('status', 0)), 'raised': float(out.get('error') is not None)}
+    if out.get('error') is not None:
+        f['error.type'], f['error.text'] = _hash01(out['error'][0]), _hash01(out['error'][1])
+    for s in ('stdout', 'stderr'):
+        t = out.get(s, '')
+        f[s + '.len'], f[s + '.text'], f[s + '.pattern'] = len(t), _hash01(t), _hash01(_pattern(t))
+    w = out.get('warnings', [])
+    f['warnings.n'], f['warnings.text'] = len(w), _hash01(sorted(w))
+    t = out.get('table')
+    if t is not None:
+        if hasattr(t, 'compute'):
+            t, t2 = t.compute(), t.compute()
+            f['lazy.same_twice'] = float(t.reset_index(drop=True).astype(str).equals(t2.reset_index(drop=True).astype(str)))
+        f.update(table_observation(t))
+    if out.get('object') is not None: f.update(object_observation(out['object'], out.get('replay')))
+    return f
+
+# %% ../nbs/01_audit.ipynb #12355734
+LAYOUTS = {'one': lambda n: (n,), 'empty': lambda n: (0, n), 'one_row': lambda n: (1, n - 1), 'split': lambda n: (n // 2, n - n // 2),
+           'empty_last': lambda n: (n - 1, 1, 0)}
+
+def _as_dask(df, sizes):
+    "A Dask DataFrame of `df` cut into partitions of the given sizes (empty ones included, as a reader may produce them)."
+    import dask, dask.dataframe as dd
+    ends = np.cumsum(sizes).tolist()
+    return dd.from_delayed([dask.delayed(df.iloc[a:b]) for a, b in zip([0] + ends[:-1], ends)], meta=df.iloc[:0])
+
+def _run_cli(df, method, schema, epsilon) -> dict:
+    "One `dpnotes release` run as a subprocess on `df` written as CSV: the table read back, printed text, exit status."
+    with tempfile.TemporaryDirectory() as d:
+        src, sch, dst = Path(d) / 'in.csv', Path(d) / 'schema.json', Path(d) / 'out.csv'
+        df.to_csv(src, index=False); sch.write_text(json.dumps(schema))
+        cmd = [sys.executable, '-c', 'import sys; from dpnotes.cli import main; main(sys.argv[1:])', 'release', str(src),
+               '-o', str(dst), '--method', method, '--epsilon', repr(float(epsilon)), '--schema', str(sch)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        t = pd.read_csv(dst) if dst.is_file() else None
+        fix = lambda s: s.replace(d, '<dir>')
+        return dict(table=t, stdout=fix(p.stdout), stderr=fix(p.stderr), status=p.returncode,
+                    raw=dst.read_bytes() if dst.is_file() else b'')
+
+# %% ../nbs/01_audit.ipynb #5030b4eb
+def front_door_call(method: str, # a name in `dpnotes.release.methods()`
+                    path: str = 'release', # 'release', 'cli', or 'dask:LAYOUT' (LAYOUT in `LAYOUTS`)
+                    epsilon: float = 1.0, schema=None, # schema: default `front_door_table`'s
+                    candidate=None, # the attacker's candidate table (`FrontData`): seeds found in the output are replayed on it
+                    control=None, # None, or a name in `LEAKY_CONTROLS`: the same call made leaky on purpose
+                    release_fn=None, # the release function (default `dpnotes.release.release`)
+                    **params): # method parameters
+    "`call(data, rng) -> dict` for `audit_release`: the whole public call at default settings, with what it printed, warned or raised."
+    from dpnotes.release import release as _release
+    rel = release_fn or _release
+    schema = schema or front_door_table()[1]
+    def run(data: FrontData, rng=None, seed=None):
+        df = data.df
+        if path == 'cli': return _run_cli(df, method, schema, epsilon)
+        if path.startswith('dask:'): df = _as_dask(df, data.layout or LAYOUTS[path[5:]](len(df)))
+        return rel(df, method, epsilon, schema=schema, rng=seed, **params)
+    def call(data, rng=None):
+        out, so, se = {}, io.StringIO(), io.StringIO()
+        with warnings.catch_warnings(record=True) as w, contextlib.redirect_stdout(so), contextlib.redirect_stderr(se):
+            warnings.simplefilter('always')
+            try:
+                r = LEAKY_CONTROLS[control](run, data) if control else run(data)
+                out = r if isinstance(r, dict) else dict(table=r.data, object=r)
+            except Exception as e: out = dict(error=(type(e).__name__, str(e)))
+        out.setdefault('stdout', ''); out.setdefault('stderr', '')
+        out['stdout'] += so.getvalue(); out['stderr'] += se.getvalue(); out['warnings'] = [str(x.message) for x in w]
+        if candidate is not None and path != 'cli': out['replay'] = lambda seed: run(candidate, seed=seed).data
+        return out
+    return call
+
+# %% ../nbs/01_audit.ipynb #266b192b
+def _dtypes_follow_input(run, data):
+    r = run(data)
+    for c in r.data.columns:
+        try: r.data[c] = r.data[c].astype(data.df[c].dtype)
+        except (TypeError, ValueError): pass
+    return r
+
+def _replayable_model(run, data):
+    ss = np.random.SeedSequence()
+    r = run(data, seed=ss); r.model.seed_ = ss
+    return r
+
+def _prints_real_rows(run, data):
+    r = run(data); y = data.df['y']
+    print(f"utility on the real rows: {len(y)} rows, {int((y == 1).sum())} with label 1")
+    return r
+
+def _exit_status_on_labels(run, data):
+    r = run(data)
+    return dict(table=r.data, object=r, status=0 if set(data.df['y'].dropna()) == {0, 1} else 1)
+
+def _refuses_out_of_domain(run, data):
+    b = pd.to_numeric(data.df['b'], errors='coerce')
+    if not b.between(0, 1).all(): raise ValueError(f"column 'b': {int((~b.between(0, 1)).sum())} value(s) outside the bounds")
+    return run(data)
+
+def _fails_on_empty_partition(run, data):
+    if data.layout is not None and 0 in data.layout: raise ValueError("X is empty")
+    return run(data)
+
+LEAKY_CONTROLS = {'dtypes follow the input': _dtypes_follow_input, 'replayable model': _replayable_model,
+                  'prints real rows': _prints_real_rows, 'exit status from labels': _exit_status_on_labels,
+                  'refuses out-of-domain data': _refuses_out_of_domain, 'empty partition fails': _fails_on_empty_partition}
+# the pair and path on which each control is audited
+CONTROL_CASES = {'dtypes follow the input': ('missing_cell', 'release'), 'replayable model': ('label', 'release'),
+                 'prints real rows': ('label', 'release'), 'exit status from labels': ('label', 'release'),
+                 'refuses out-of-domain data': ('out_of_bounds', 'release'), 'empty partition fails': ('layout', 'dask:split')}
+
+# %% ../nbs/01_audit.ipynb #e3bdcb20
+FRONT_PARAMS = {'dp-syn': dict(max_steps=5, hidden=(4,), latent_dim=2, em_iters=2, n_components=1)}   # speed only; privacy settings stay default
+
+def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
+                     n_runs: int = 100, # runs on each table (a deterministic leak shows at about 50: bound ≈ 2.6)
+                     epsilon: float = 1.0, control=None, alpha: float = 0.05, rng=None, release_fn=None, **params) -> AuditResult:
+    """A $(1-\\alpha)$ lower bound on the ε of the whole public call `path` of `method` on the front-door pair `kind`
+    (see `front_door_pairs`), from every observable `front_door_observation` extracts. `rng` seeds the audit only:
+    the release itself runs at its default (fresh entropy)."""
+    (_, D, Dp), = front_door_pairs((kind,))
+    if path.startswith('dask:') and path[5:] not in LAYOUTS: raise ValueError(f"path: unknown layout {path[5:]!r}; choose from {list(LAYOUTS)}")
+    if path not in ('release', 'cli') and not path.startswith('dask:'): raise ValueError(f"path must be 'release', 'cli' or 'dask:LAYOUT', got {path!r}")
+    from dpnotes.release import METHODS
+    delta = 0.0 if not METHODS[method].uses_delta else 1e-5       # the default δ = min(1e-5, 1/(10 n)) at n = 24
+    call = front_door_call(method, path, epsilon, candidate=D, control=control, release_fn=release_fn,
+                           **{**FRONT_PARAMS.get(method, {}), **params})
+    ctx = contextlib.nullcontext()
+    if path.startswith('dask:'):
+        import dask; ctx = dask.config.set(scheduler='synchronous')
+    with ctx:
+        return audit_release(call, D, Dp, epsilon, delta, featurize=front_door_observation, n_runs=n_runs, alpha=alpha, rng=rng)
+
+# %% ../nbs/01_audit.ipynb #d2aaf38f
+def front_door_audit(methods=None, # names (default: every private method in `dpnotes.release.methods()`)
+                     paths=('release', 'dask:empty', 'dask:one_row', 'dask:split'), # 'cli' too (a subprocess per run: slow)
+                     kinds=FRONT_KINDS, # pair kinds; 'layout' is added on the Dask paths
+                     n_runs: int = 100, epsilon: float = 1.0, controls: bool = True, rng: int = 0, progress: bool = False,
+                     release_fn=None) -> pd.DataFrame:
+    """The front-door audit: one row per method × path × pair (Dask paths only for the methods that accept Dask), then
+    one per leaky control; `passes` is whether the bound stays at or below the claim (a control must fail it)."""
+    from dpnotes.release import methods as _methods
+    M = _methods()
+    names = list(M.index[M['private']]) if methods is None else list(methods)
+    cases = [(m, p, k, None) for m in names for p in paths if p in ('release', 'cli') or M.loc[m, 'dask']
+             for k in list(kinds) + (['layout'] if p.startswith('dask:') else [])]
+    if controls: cases += [('suffstat-gauss', p, k, c) for c, (k, p) in CONTROL_CASES.items()]
+    rows = []
+    for m, p, k, c in tqdm(cases, disable=not progress, desc='front-door audit'):
+        res = audit_front_door(m, p, k, n_runs, epsilon, control=c, rng=zlib.crc32(f'{rng}|{m}|{p}|{k}|{c}'.encode()), release_fn=release_fn)
+        rows.append(dict(method=m, path=p, pair=k, control=c or '', epsilon_lb=round(res.epsilon_lb, 3), passes=res.passes(epsilon),
+                         statistic=res.statistic, seconds=round(res.seconds, 1)))
+    return pd.DataFrame(rows)
 
 # %% ../nbs/01_audit.ipynb #fadfc3e6
 @dataclass
