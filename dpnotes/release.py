@@ -1,5 +1,5 @@
 """From a user's table to a differentially private table: a public schema, one protocol for every method, a ledger
-of every charge, and the output back in the input's columns, units and types.
+of every charge, and the output back in the schema's columns, units and types.
 
 Docs: https://dpnotes.github.io/dpnotes/release.html.md"""
 
@@ -272,6 +272,8 @@ def _method_prepare(self, data, label=None):
     df, label, carried = (data._meta, label, None) if on_dask else _frame_of(data, label)   # a Dask frame: its empty metadata
     schema = as_schema(self.schema if self.schema is not None else carried)
     label = label if label is not None else schema.label
+    dup = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if dup: raise ValueError(f"data: duplicated column names {dup[:5]}; rename them")
     if label is not None and label not in df.columns: raise ValueError(f"label: column {label!r} is not in the data")
     if not on_dask and len(df) == 0: raise ValueError("data: the table is empty")
     schema = _label_schema(self, schema, label)
@@ -761,7 +763,7 @@ def _public_table(est, n) -> pd.DataFrame:
         rows.append((f'{c} ({col.kind})', v, note))
     if est.codec_.label is not None: rows.append((f'classes of {est.codec_.label}', est.classes_, 'declared in the schema / classes='))
     if not est.private: rows.append(('class sizes', 'exact', "the paper treats them as public"))
-    rows.append(('missing and out-of-domain values', 'numbers clipped to bounds; NaN, ±inf, text: bounds midpoint; undeclared or missing category: no category; label: first class', 'a fixed public rule'))
+    rows.append(('missing values', 'numbers clipped to bounds; NaN, ±inf, text: bounds midpoint; undeclared or missing category: no category; label: first class', 'a fixed public rule'))
     rows.append(('delta', est.delta_, 'given' if est.delta is not None else 'default min(1e-5, 1/(10 n))'))
     return pd.DataFrame(rows, columns=['item', 'value', 'why public'])
 
