@@ -116,6 +116,7 @@ def _best_event(sa, sb, delta, alpha, n_thresholds):
             if lb[j] > best[0]: best = (lb[j], (direction, ts[j], order))
     return best[1] + (best[0],)
 
+# %% ../nbs/01_audit.ipynb #5cbf2737
 def _candidates(A_sel, B_sel, statistic, names=None, max_coords:int=200):
     "Named candidate scores, fitted on the selection half only: the linear score, and with 'coordinates' each output coordinate too."
     if callable(statistic): return [('statistic', lambda X: np.asarray(statistic(X), dtype=float).reshape(len(X)))]
@@ -137,6 +138,7 @@ def _candidates(A_sel, B_sel, statistic, names=None, max_coords:int=200):
         raise ValueError(f"statistic must be None, 'coordinates', a callable or a list of callables, got {statistic!r}")
     return cands
 
+# %% ../nbs/01_audit.ipynb #111fc085
 def _audit_samples(A, B, delta, statistic, alpha, n_thresholds, names=None):
     "The audit proper on two (n, m) output samples: select (statistic, event) on the first half, bound on the second."
     n = len(A); h = n // 2
@@ -224,6 +226,7 @@ def _array_features(a, prefix, out, max_cols=8, max_labels=50):
         for c in range(min(a.shape[1], max_cols)):
             out[prefix + f'col{c}.mean'], out[prefix + f'col{c}.var'] = _finite(a[:, c].mean()), _finite(a[:, c].var())
 
+# %% ../nbs/01_audit.ipynb #82d46be9
 def release_features(output, prefix:str='', out:dict=None, depth:int=0, max_items:int=10) -> dict:
     """Named numbers an attacker would look at in a release: shapes, row/label counts, label sets, column means and
     variances, column names, and (recursively, depth <= 3) the public attributes of fitted objects. Returns a dict."""
@@ -290,6 +293,7 @@ def _align(rows_a, rows_b):
     A = np.column_stack([a for a, _ in cols]); B = np.column_stack([b for _, b in cols])
     return A, B, labels
 
+# %% ../nbs/01_audit.ipynb #0606e879
 def audit_release(call,                  # the whole public call: `call(data, rng)` -> anything (arrays, (X, y), DataFrames, fitted objects)
                   D, D_prime,            # neighbouring datasets, passed to `call` as they are
                   epsilon:float,         # the epsilon the call claims (reported with the result; the bound does not use it)
@@ -328,6 +332,43 @@ class Data:
 
 NEIGHBOUR_KINDS = ('class_of_one', 'class_of_two', 'label_flip', 'constant_column', 'row_at_bounds', 'zero_row', 'huge_row', 'tiny_row')
 
+# %% ../nbs/01_audit.ipynb #6d164ef2
+def _label_pairs(A, yy, cls, kinds, wrap) -> list:
+    "The label pairs of `adversarial_neighbours`: a class of one or two vs one fewer, and one row changing class."
+    pairs = []
+    c_rare, c_main = cls[-1], cls[0]
+    base = np.where(yy == c_rare, c_main, yy).astype(cls.dtype if cls.dtype.kind != 'U' else object)
+    for size, kind in ((1, 'class_of_one'), (2, 'class_of_two')):
+        if kind not in kinds: continue
+        y0 = base.copy(); y0[:size] = c_rare                           # D: the rare class has `size` rows
+        y1 = y0.copy(); y1[size - 1] = c_main                          # D': one of them moved to the main class
+        pairs.append((kind, wrap(A.copy(), y0), wrap(A.copy(), y1)))
+    if 'label_flip' in kinds:                                          # exact class sizes: one row changes class
+        big = [c for c in cls if (yy == c).sum() >= 3][:2]
+        if len(big) == 2:
+            i = int(np.flatnonzero(yy == big[0])[0])
+            y1 = yy.copy(); y1[i] = big[1]
+            pairs.append(('label_flip', wrap(A.copy(), yy.copy()), wrap(A.copy(), y1)))
+    return pairs
+
+def _row_pairs(A, y_keep, lo, hi, kinds, wrap) -> list:
+    "The row pairs of `adversarial_neighbours`: row 0 changed (constant column, bounds, zero, huge and tiny rows)."
+    pairs, d = [], A.shape[1]
+    def row_pair(kind, u, v, X0=None):
+        X0 = A.copy() if X0 is None else X0
+        X1 = X0.copy(); X0 = X0.copy(); X0[0], X1[0] = u, v
+        pairs.append((kind, wrap(X0, y_keep), wrap(X1, y_keep)))
+    if 'constant_column' in kinds:
+        Xc = A.copy(); Xc[:, 0] = np.median(A[:, 0])
+        other = hi[0] if Xc[0, 0] != hi[0] else lo[0]
+        row_pair('constant_column', Xc[0], np.r_[other, Xc[0, 1:]], Xc)    # D: column 0 constant; D': one row differs
+    if 'row_at_bounds' in kinds: row_pair('row_at_bounds', hi.copy(), lo.copy())
+    if 'zero_row' in kinds: row_pair('zero_row', np.zeros(d), A[0])
+    if 'huge_row' in kinds: row_pair('huge_row', np.full(d, 1e150), A[0])
+    if 'tiny_row' in kinds: row_pair('tiny_row', np.full(d, 1e-160), A[0])
+    return pairs
+
+# %% ../nbs/01_audit.ipynb #70b46466
 def adversarial_neighbours(X,                 # base features (n, d), array or DataFrame; n >= 4
                            y=None,            # base labels (1-D) or None
                            bounds=None,       # public (lo, hi) per feature: rows at the bounds; default ±(largest |x|)
@@ -356,35 +397,8 @@ def adversarial_neighbours(X,                 # base features (n, d), array or D
         if labels is None: return Data(Xo, None)
         yo = pd.Series(labels, name=getattr(y, 'name', None)) if isinstance(y, pd.Series) else labels
         return Data(Xo, yo)
-    pairs = []
-    if yy is not None:
-        c_rare, c_main = cls[-1], cls[0]
-        base = np.where(yy == c_rare, c_main, yy).astype(cls.dtype if cls.dtype.kind != 'U' else object)
-        for size, kind in ((1, 'class_of_one'), (2, 'class_of_two')):
-            if kind not in kinds: continue
-            y0 = base.copy(); y0[:size] = c_rare                           # D: the rare class has `size` rows
-            y1 = y0.copy(); y1[size - 1] = c_main                          # D': one of them moved to the main class
-            pairs.append((kind, wrap(A.copy(), y0), wrap(A.copy(), y1)))
-        if 'label_flip' in kinds:                                          # exact class sizes: one row changes class
-            big = [c for c in cls if (yy == c).sum() >= 3][:2]
-            if len(big) == 2:
-                i = int(np.flatnonzero(yy == big[0])[0])
-                y1 = yy.copy(); y1[i] = big[1]
-                pairs.append(('label_flip', wrap(A.copy(), yy.copy()), wrap(A.copy(), y1)))
-    y_keep = None if yy is None else yy.copy()
-    def row_pair(kind, u, v, X0=None):
-        X0 = A.copy() if X0 is None else X0
-        X1 = X0.copy(); X0 = X0.copy(); X0[0], X1[0] = u, v
-        pairs.append((kind, wrap(X0, y_keep), wrap(X1, y_keep)))
-    if 'constant_column' in kinds:
-        Xc = A.copy(); Xc[:, 0] = np.median(A[:, 0])
-        other = hi[0] if Xc[0, 0] != hi[0] else lo[0]
-        row_pair('constant_column', Xc[0], np.r_[other, Xc[0, 1:]], Xc)    # D: column 0 constant; D': one row differs
-    if 'row_at_bounds' in kinds: row_pair('row_at_bounds', hi.copy(), lo.copy())
-    if 'zero_row' in kinds: row_pair('zero_row', np.zeros(d), A[0])
-    if 'huge_row' in kinds: row_pair('huge_row', np.full(d, 1e150), A[0])
-    if 'tiny_row' in kinds: row_pair('tiny_row', np.full(d, 1e-160), A[0])
-    return pairs
+    pairs = [] if yy is None else _label_pairs(A, yy, cls, kinds, wrap)
+    return pairs + _row_pairs(A, None if yy is None else yy.copy(), lo, hi, kinds, wrap)
 
 # %% ../nbs/01_audit.ipynb #63476e15
 def unclassified_attributes(est) -> list:
@@ -733,6 +747,7 @@ class SensitivityResult:
         verdict = 'REFUTED (witness attached)' if self.refuted else 'reached' if self.reached else 'not reached, not refuted'
         return s + f", claimed={self.claimed!r}, gap={self.gap:.6g} ({100 * self.rel_gap:.4g}%): {verdict})"
 
+# %% ../nbs/01_audit.ipynb #8b64badc
 def _to_domain(z, domain, radius):
     "Map an unconstrained vector into the domain (sphere, ball or box of the given radius)."
     if domain == 'sphere':
@@ -752,6 +767,31 @@ def _random_rows(rng, k, d, domain, radius):
     Z[kind == 3] = e[kind == 3]                                          # coordinate vectors
     if domain == 'ball': Z *= (rng.random((k, 1)) ** (1 / d)) / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300) * radius
     return np.array([_to_domain(z, domain, radius) for z in Z])
+
+# %% ../nbs/01_audit.ipynb #9a8ed42c
+def _sensitivity_value(f, X, norm, neighbour, row):
+    "value(u, v) = ‖f(X with row u) − f(X with row v)‖ (replace) or ‖f(X with row u) − f(X without it)‖ (add/remove)."
+    if callable(norm): dist = lambda a, b: float(norm(np.asarray(a, float) - np.asarray(b, float)))
+    elif norm in ('l1', 'l2'): dist = lambda a, b: distance(a, b, norm)
+    else: raise ValueError(f"norm must be 'l1', 'l2' or a callable, got {norm!r}")
+    def with_row(u):
+        Y = X.copy(); Y[row] = u; return Y
+    f_rest = np.asarray(f(np.delete(X, row, axis=0)), float) if neighbour == 'addremove' else None
+    def value(u, v):
+        if neighbour == 'addremove': return dist(f(with_row(u)), f_rest)
+        return dist(f(with_row(u)), f(with_row(v)))
+    return value
+
+def _optimise_pairs(value, starts, d, domain, radius, maxiter, best, addremove):
+    "Powell from each start on the pair (u, v) mapped into the domain: (values reached, best (value, witness))."
+    opt_vals = []
+    for z0 in starts:
+        obj = lambda z: -value(_to_domain(z[:d], domain, radius), _to_domain(z[d:], domain, radius))
+        res = optimize.minimize(obj, z0, method='Powell', options=dict(maxiter=maxiter, xtol=1e-8, ftol=1e-12))
+        u, v = _to_domain(res.x[:d], domain, radius), _to_domain(res.x[d:], domain, radius)
+        val = value(u, v); opt_vals.append(val)
+        if val > best[0]: best = (val, (u, None if addremove else v))
+    return np.array(opt_vals), best
 
 # %% ../nbs/01_audit.ipynb #35e24a41
 def search_sensitivity(f,                     # the query: (n, d) array -> array (any shape)
@@ -776,33 +816,16 @@ def search_sensitivity(f,                     # the query: (n, d) array -> array
     radius = check_positive(row_norm, 'row_norm')
     check_int(n_random, 'n_random'); check_int(n_optimise, 'n_optimise', minimum=0)
     if not -n <= row < n: raise ValueError(f"row must index a row of X (n={n}), got {row}")
-    if callable(norm): dist = lambda a, b: float(norm(np.asarray(a, float) - np.asarray(b, float)))
-    elif norm in ('l1', 'l2'): dist = lambda a, b: distance(a, b, norm)
-    else: raise ValueError(f"norm must be 'l1', 'l2' or a callable, got {norm!r}")
-    rng = as_rng(rng)
-    rest = np.delete(X, row, axis=0)
-    def with_row(u):
-        Y = X.copy(); Y[row] = u; return Y
-    f_rest = np.asarray(f(rest), float) if neighbour == 'addremove' else None
-    def value(u, v):
-        if neighbour == 'addremove': return dist(f(with_row(u)), f_rest)
-        return dist(f(with_row(u)), f(with_row(v)))
-    U = _random_rows(rng, n_random, d, domain, radius)
-    V = _random_rows(rng, n_random, d, domain, radius)
+    value = _sensitivity_value(f, X, norm, neighbour, row)
+    rng, addremove = as_rng(rng), neighbour == 'addremove'
+    U, V = _random_rows(rng, n_random, d, domain, radius), _random_rows(rng, n_random, d, domain, radius)
     vals = np.array([value(u, v) for u, v in tqdm(zip(U, V), total=n_random, disable=not progress, desc='random neighbours')])
     best_i = int(np.argmax(vals))
-    best = (vals[best_i], (U[best_i], None if neighbour == 'addremove' else V[best_i]))
+    best = (vals[best_i], (U[best_i], None if addremove else V[best_i]))
     starts = [np.r_[U[i], V[i]] for i in np.argsort(vals)[::-1][: (n_optimise + 1) // 2]]
     starts += [rng.normal(size=2 * d) for _ in range(n_optimise - len(starts))]
-    opt_vals = []
-    for z0 in starts:
-        obj = lambda z: -value(_to_domain(z[:d], domain, radius), _to_domain(z[d:], domain, radius))
-        res = optimize.minimize(obj, z0, method='Powell', options=dict(maxiter=maxiter, xtol=1e-8, ftol=1e-12))
-        u, v = _to_domain(res.x[:d], domain, radius), _to_domain(res.x[d:], domain, radius)
-        val = value(u, v); opt_vals.append(val)
-        if val > best[0]: best = (val, (u, None if neighbour == 'addremove' else v))
-    res = SensitivityResult(float(best[0]), best[1], vals, np.array(opt_vals),
-                            None if claimed is None else check_positive(claimed, 'claimed'))
+    opt_vals, best = _optimise_pairs(value, starts, d, domain, radius, maxiter, best, addremove)
+    res = SensitivityResult(float(best[0]), best[1], vals, opt_vals, None if claimed is None else check_positive(claimed, 'claimed'))
     if res.refuted:                                      # a refutation is re-checked on its witness before it is reported
         u, v = res.witness
         assert value(u, v) == res.max_value, "the witness does not reproduce the reported value"

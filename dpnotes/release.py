@@ -45,6 +45,7 @@ def _to_dict(schema) -> dict:
 SCHEMA_HINT = ("write one: `dpnotes schema TABLE.csv -o schema.json` (or dpnotes.data.draft_schema(df)), review every field "
                "against public knowledge (documentation, domain limits; not the data), set \"drafted\": false, then pass it")
 
+# %% ../nbs/60_release.ipynb #4e898520
 def as_schema(schema) -> Schema:
     "A fresh `Schema` from a `Schema`, its dict form, a JSON file path or JSON text (a public input: checked, errors name the column)."
     if schema is None: raise ValueError(f"schema: no schema given; the release needs public bounds and categories — {SCHEMA_HINT}")
@@ -437,59 +438,65 @@ class _GaussRelease(Method):
             if not (isinstance(v, numbers.Real) and 0 < v < 0.5): raise ValueError(f"{nm} must lie in (0, 0.5), got {v!r}")
         check_int(self.norm_bins, 'norm_bins', minimum=2)
 
-    def _fit(self, E, y, eps, delta, sampler, rng):
-        X = 2.0 * E - 1.0                                      # public centring: every coordinate in [-1, 1]
-        m = X.shape[1]
-        p = self.p if self.p is not None else max(1, math.ceil(m / 2))
-        if p > m: raise ValueError(f"p={p} exceeds the encoded width {m} of this schema")
-        task = 'unsupervised' if y is None else 'classification'
-        e_norm = 0.0 if self._published else self.norm_share * eps
-        kw = dict(task=task, published=self._published, output='projected' if self._published else 'original', rng=rng,
-                  sampler=sampler)
-        if task == 'classification':                           # public classes; the mechanism protects class sizes itself
-            kw['classes'] = list(range(len(self.classes_)))
-            kw['class_sizes'] = 'public' if self._published else 'private'
-            if not self._published: kw['count_share'] = self.count_share
-        est = self._cls(p, eps - e_norm, **self._extra(), **kw).fit(X, y)
-        names = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes', 'label_mean': 'label mean'}
-        for step, e in est.budget_.items():
-            if e > 0:
-                par = ' (all classes jointly)' if task == 'classification' and step in ('mu', 'cov') else ''
-                self._charge(f'{self.system}: {names.get(step, step)}{par}', 'Laplace mechanism', e, 0.0)
-        self.norm_probs_ = None
-        if e_norm > 0:                                         # row norms: a Laplace histogram on public bins
-            B = self.norm_bins
-            if is_dask(X):                                     # integer bin counts per partition, summed: any partitioning
-                import dask
-                cnt = sum(dask.compute(*[dask.delayed(_norm_hist)(part, m, B) for part in X.to_delayed()]))
-            else: cnt = _norm_hist(X, m, B)
-            h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
-            self.norm_probs_ = h / h.sum() if h.sum() > 0 else np.full(B, 1.0 / B)
-            self._charge('row norms (route back to units)', 'Laplace mechanism (histogram)', e_norm, 0.0)
-        self.model_, self.p_ = est, p
-
     def _extra(self): return {}
 
-    def _sample(self, n, rng):
-        out = self.model_.sample(n, rng=rng)
-        V, y = (out if isinstance(out, tuple) else (out, None))
-        V = np.asarray(V, dtype=float)
-        y = None if y is None else np.asarray(y).astype(np.int64)
-        if self._published: return V, y
-        return _to_units(V, self.norm_probs_, rng), y
+# %% ../nbs/60_release.ipynb #345fddf4
+@patch
+def _fit(self:_GaussRelease, E, y, eps, delta, sampler, rng):
+    X = 2.0 * E - 1.0                                      # public centring: every coordinate in [-1, 1]
+    m = X.shape[1]
+    p = self.p if self.p is not None else max(1, math.ceil(m / 2))
+    if p > m: raise ValueError(f"p={p} exceeds the encoded width {m} of this schema")
+    task = 'unsupervised' if y is None else 'classification'
+    e_norm = 0.0 if self._published else self.norm_share * eps
+    kw = dict(task=task, published=self._published, output='projected' if self._published else 'original', rng=rng,
+              sampler=sampler)
+    if task == 'classification':                           # public classes; the mechanism protects class sizes itself
+        kw['classes'] = list(range(len(self.classes_)))
+        kw['class_sizes'] = 'public' if self._published else 'private'
+        if not self._published: kw['count_share'] = self.count_share
+    est = self._cls(p, eps - e_norm, **self._extra(), **kw).fit(X, y)
+    names = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes', 'label_mean': 'label mean'}
+    for step, e in est.budget_.items():
+        if e > 0:
+            par = ' (all classes jointly)' if task == 'classification' and step in ('mu', 'cov') else ''
+            self._charge(f'{self.system}: {names.get(step, step)}{par}', 'Laplace mechanism', e, 0.0)
+    self.norm_probs_ = None
+    if e_norm > 0:                                         # row norms: a Laplace histogram on public bins
+        B = self.norm_bins
+        if is_dask(X):                                     # integer bin counts per partition, summed: any partitioning
+            import dask
+            cnt = sum(dask.compute(*[dask.delayed(_norm_hist)(part, m, B) for part in X.to_delayed()]))
+        else: cnt = _norm_hist(X, m, B)
+        h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
+        self.norm_probs_ = h / h.sum() if h.sum() > 0 else np.full(B, 1.0 / B)
+        self._charge('row norms (route back to units)', 'Laplace mechanism (histogram)', e_norm, 0.0)
+    self.model_, self.p_ = est, p
 
-    def _sample_dask(self, n, rng):
-        "A Dask DataFrame in the input's columns and units: each partition drawn (model rows, then radii) and decoded on its worker."
-        import dask.dataframe as dd
-        P = max(1, -(-n // 1_000_000))
-        sizes = [n // P + (i < n % P) for i in range(P)]
-        starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
-        s = self.model_._released()                                # released arrays and public settings only
-        spec = lambda q, k, s0: (s, q, k, s0, self.norm_probs_, self.codec_)
-        meta = _gauss_release_part(spec(np.random.SeedSequence(0), 0, 0))
-        return dd.from_map(_gauss_release_part, [spec(q, k, s0) for q, k, s0 in zip(partition_rngs(rng, P), sizes, starts)],
-                           meta=meta, enforce_metadata=False)
+# %% ../nbs/60_release.ipynb #0a3987fb
+@patch
+def _sample(self:_GaussRelease, n, rng):
+    out = self.model_.sample(n, rng=rng)
+    V, y = (out if isinstance(out, tuple) else (out, None))
+    V = np.asarray(V, dtype=float)
+    y = None if y is None else np.asarray(y).astype(np.int64)
+    if self._published: return V, y
+    return _to_units(V, self.norm_probs_, rng), y
 
+@patch
+def _sample_dask(self:_GaussRelease, n, rng):
+    "A Dask DataFrame in the input's columns and units: each partition drawn (model rows, then radii) and decoded on its worker."
+    import dask.dataframe as dd
+    P = max(1, -(-n // 1_000_000))
+    sizes = [n // P + (i < n % P) for i in range(P)]
+    starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
+    s = self.model_._released()                                # released arrays and public settings only
+    spec = lambda q, k, s0: (s, q, k, s0, self.norm_probs_, self.codec_)
+    meta = _gauss_release_part(spec(np.random.SeedSequence(0), 0, 0))
+    return dd.from_map(_gauss_release_part, [spec(q, k, s0) for q, k, s0 in zip(partition_rngs(rng, P), sizes, starts)],
+                       meta=meta, enforce_metadata=False)
+
+# %% ../nbs/60_release.ipynb #0f571dd8
 def _norm_hist(X, m: int, B: int) -> np.ndarray:
     "Integer counts of the row norms of X (rows in [-1, 1]^m) in B equal bins of [0, √m] (a row-wise map, then a count)."
     A = X.to_numpy(dtype=float) if hasattr(X, 'to_numpy') else np.asarray(X, dtype=float)
@@ -527,6 +534,7 @@ class RONGaussPaperRelease(RONGaussRelease):
     guarantee = 'NOT DP for p ≥ 3 (Lemma 4 understates the sensitivity); class sizes exact (public by assumption)'
     needs_public = 'schema (categories), classes, class sizes, n'
 
+# %% ../nbs/60_release.ipynb #b870a27b
 class PCAGaussRelease(_GaussRelease):
     "PCA-Gauss (Laplace PCA, corrected sensitivities, private class sizes) with the row-norm route back to units."
     name, system, paper, _cls = 'pca-gauss', 'PCA-Gauss', 'Chanyaswad, Liu & Mittal', PCAGauss
@@ -614,6 +622,7 @@ class DPSynRelease(Method):
         X, y = self.model_.sample(n, rng=rng)
         return np.asarray(X, dtype=float), np.asarray(y).astype(np.int64)
 
+# %% ../nbs/60_release.ipynb #ee38c2e3
 class DPSynPaperRelease(DPSynRelease):
     "DP-SYN as published: exact class sizes (public by assumption)."
     name, private, _published = 'dp-syn-paper', False, True
