@@ -7,12 +7,22 @@ Docs: https://dpnotes.github.io/dpnotes/audit.html.md"""
 
 # %% ../nbs/01_audit.ipynb #5efffa28
 from __future__ import annotations
+import contextlib
 import inspect
+import io
+import json
+import pickle
+import re
+import struct
+import subprocess
+import sys
+import tempfile
 import time
 import warnings
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -22,8 +32,11 @@ from tqdm.auto import tqdm
 from .privacy import as_rng, as_matrix, check_delta, check_epsilon, check_int, check_positive, distance
 
 # %% auto #0
-__all__ = ['NEIGHBOUR_KINDS', 'clopper_pearson', 'AuditResult', 'audit_epsilon', 'release_features', 'audit_release', 'Data',
-           'adversarial_neighbours', 'unclassified_attributes', 'SensitivityResult', 'search_sensitivity']
+__all__ = ['NEIGHBOUR_KINDS', 'FRONT_KINDS', 'MARKERS', 'LAYOUTS', 'LEAKY_CONTROLS', 'CONTROL_CASES', 'FRONT_PARAMS',
+           'clopper_pearson', 'AuditResult', 'audit_epsilon', 'release_features', 'audit_release', 'Data',
+           'adversarial_neighbours', 'unclassified_attributes', 'FrontData', 'front_door_table', 'front_door_pairs',
+           'table_observation', 'object_observation', 'front_door_observation', 'front_door_call', 'audit_front_door',
+           'front_door_audit', 'SensitivityResult', 'search_sensitivity']
 
 # %% ../nbs/01_audit.ipynb #7c64d873
 def clopper_pearson(k, n, alpha:float=0.05, side:str='two-sided'):
@@ -103,6 +116,7 @@ def _best_event(sa, sb, delta, alpha, n_thresholds):
             if lb[j] > best[0]: best = (lb[j], (direction, ts[j], order))
     return best[1] + (best[0],)
 
+# %% ../nbs/01_audit.ipynb #5cbf2737
 def _candidates(A_sel, B_sel, statistic, names=None, max_coords:int=200):
     "Named candidate scores, fitted on the selection half only: the linear score, and with 'coordinates' each output coordinate too."
     if callable(statistic): return [('statistic', lambda X: np.asarray(statistic(X), dtype=float).reshape(len(X)))]
@@ -124,6 +138,7 @@ def _candidates(A_sel, B_sel, statistic, names=None, max_coords:int=200):
         raise ValueError(f"statistic must be None, 'coordinates', a callable or a list of callables, got {statistic!r}")
     return cands
 
+# %% ../nbs/01_audit.ipynb #111fc085
 def _audit_samples(A, B, delta, statistic, alpha, n_thresholds, names=None):
     "The audit proper on two (n, m) output samples: select (statistic, event) on the first half, bound on the second."
     n = len(A); h = n // 2
@@ -211,6 +226,7 @@ def _array_features(a, prefix, out, max_cols=8, max_labels=50):
         for c in range(min(a.shape[1], max_cols)):
             out[prefix + f'col{c}.mean'], out[prefix + f'col{c}.var'] = _finite(a[:, c].mean()), _finite(a[:, c].var())
 
+# %% ../nbs/01_audit.ipynb #82d46be9
 def release_features(output, prefix:str='', out:dict=None, depth:int=0, max_items:int=10) -> dict:
     """Named numbers an attacker would look at in a release: shapes, row/label counts, label sets, column means and
     variances, column names, and (recursively, depth <= 3) the public attributes of fitted objects. Returns a dict."""
@@ -277,6 +293,7 @@ def _align(rows_a, rows_b):
     A = np.column_stack([a for a, _ in cols]); B = np.column_stack([b for _, b in cols])
     return A, B, labels
 
+# %% ../nbs/01_audit.ipynb #0606e879
 def audit_release(call,                  # the whole public call: `call(data, rng)` -> anything (arrays, (X, y), DataFrames, fitted objects)
                   D, D_prime,            # neighbouring datasets, passed to `call` as they are
                   epsilon:float,         # the epsilon the call claims (reported with the result; the bound does not use it)
@@ -315,6 +332,43 @@ class Data:
 
 NEIGHBOUR_KINDS = ('class_of_one', 'class_of_two', 'label_flip', 'constant_column', 'row_at_bounds', 'zero_row', 'huge_row', 'tiny_row')
 
+# %% ../nbs/01_audit.ipynb #6d164ef2
+def _label_pairs(A, yy, cls, kinds, wrap) -> list:
+    "The label pairs of `adversarial_neighbours`: a class of one or two vs one fewer, and one row changing class."
+    pairs = []
+    c_rare, c_main = cls[-1], cls[0]
+    base = np.where(yy == c_rare, c_main, yy).astype(cls.dtype if cls.dtype.kind != 'U' else object)
+    for size, kind in ((1, 'class_of_one'), (2, 'class_of_two')):
+        if kind not in kinds: continue
+        y0 = base.copy(); y0[:size] = c_rare                           # D: the rare class has `size` rows
+        y1 = y0.copy(); y1[size - 1] = c_main                          # D': one of them moved to the main class
+        pairs.append((kind, wrap(A.copy(), y0), wrap(A.copy(), y1)))
+    if 'label_flip' in kinds:                                          # exact class sizes: one row changes class
+        big = [c for c in cls if (yy == c).sum() >= 3][:2]
+        if len(big) == 2:
+            i = int(np.flatnonzero(yy == big[0])[0])
+            y1 = yy.copy(); y1[i] = big[1]
+            pairs.append(('label_flip', wrap(A.copy(), yy.copy()), wrap(A.copy(), y1)))
+    return pairs
+
+def _row_pairs(A, y_keep, lo, hi, kinds, wrap) -> list:
+    "The row pairs of `adversarial_neighbours`: row 0 changed (constant column, bounds, zero, huge and tiny rows)."
+    pairs, d = [], A.shape[1]
+    def row_pair(kind, u, v, X0=None):
+        X0 = A.copy() if X0 is None else X0
+        X1 = X0.copy(); X0 = X0.copy(); X0[0], X1[0] = u, v
+        pairs.append((kind, wrap(X0, y_keep), wrap(X1, y_keep)))
+    if 'constant_column' in kinds:
+        Xc = A.copy(); Xc[:, 0] = np.median(A[:, 0])
+        other = hi[0] if Xc[0, 0] != hi[0] else lo[0]
+        row_pair('constant_column', Xc[0], np.r_[other, Xc[0, 1:]], Xc)    # D: column 0 constant; D': one row differs
+    if 'row_at_bounds' in kinds: row_pair('row_at_bounds', hi.copy(), lo.copy())
+    if 'zero_row' in kinds: row_pair('zero_row', np.zeros(d), A[0])
+    if 'huge_row' in kinds: row_pair('huge_row', np.full(d, 1e150), A[0])
+    if 'tiny_row' in kinds: row_pair('tiny_row', np.full(d, 1e-160), A[0])
+    return pairs
+
+# %% ../nbs/01_audit.ipynb #70b46466
 def adversarial_neighbours(X,                 # base features (n, d), array or DataFrame; n >= 4
                            y=None,            # base labels (1-D) or None
                            bounds=None,       # public (lo, hi) per feature: rows at the bounds; default ±(largest |x|)
@@ -343,35 +397,8 @@ def adversarial_neighbours(X,                 # base features (n, d), array or D
         if labels is None: return Data(Xo, None)
         yo = pd.Series(labels, name=getattr(y, 'name', None)) if isinstance(y, pd.Series) else labels
         return Data(Xo, yo)
-    pairs = []
-    if yy is not None:
-        c_rare, c_main = cls[-1], cls[0]
-        base = np.where(yy == c_rare, c_main, yy).astype(cls.dtype if cls.dtype.kind != 'U' else object)
-        for size, kind in ((1, 'class_of_one'), (2, 'class_of_two')):
-            if kind not in kinds: continue
-            y0 = base.copy(); y0[:size] = c_rare                           # D: the rare class has `size` rows
-            y1 = y0.copy(); y1[size - 1] = c_main                          # D': one of them moved to the main class
-            pairs.append((kind, wrap(A.copy(), y0), wrap(A.copy(), y1)))
-        if 'label_flip' in kinds:                                          # exact class sizes: one row changes class
-            big = [c for c in cls if (yy == c).sum() >= 3][:2]
-            if len(big) == 2:
-                i = int(np.flatnonzero(yy == big[0])[0])
-                y1 = yy.copy(); y1[i] = big[1]
-                pairs.append(('label_flip', wrap(A.copy(), yy.copy()), wrap(A.copy(), y1)))
-    y_keep = None if yy is None else yy.copy()
-    def row_pair(kind, u, v, X0=None):
-        X0 = A.copy() if X0 is None else X0
-        X1 = X0.copy(); X0 = X0.copy(); X0[0], X1[0] = u, v
-        pairs.append((kind, wrap(X0, y_keep), wrap(X1, y_keep)))
-    if 'constant_column' in kinds:
-        Xc = A.copy(); Xc[:, 0] = np.median(A[:, 0])
-        other = hi[0] if Xc[0, 0] != hi[0] else lo[0]
-        row_pair('constant_column', Xc[0], np.r_[other, Xc[0, 1:]], Xc)    # D: column 0 constant; D': one row differs
-    if 'row_at_bounds' in kinds: row_pair('row_at_bounds', hi.copy(), lo.copy())
-    if 'zero_row' in kinds: row_pair('zero_row', np.zeros(d), A[0])
-    if 'huge_row' in kinds: row_pair('huge_row', np.full(d, 1e150), A[0])
-    if 'tiny_row' in kinds: row_pair('tiny_row', np.full(d, 1e-160), A[0])
-    return pairs
+    pairs = [] if yy is None else _label_pairs(A, yy, cls, kinds, wrap)
+    return pairs + _row_pairs(A, None if yy is None else yy.copy(), lo, hi, kinds, wrap)
 
 # %% ../nbs/01_audit.ipynb #63476e15
 def unclassified_attributes(est) -> list:
@@ -380,6 +407,308 @@ def unclassified_attributes(est) -> list:
     params = set(inspect.signature(type(est).__init__).parameters) - {'self'}
     declared = set(getattr(type(est), 'released_attributes', ())) | set(getattr(type(est), 'public_attributes', ()))
     return sorted(k for k in vars(est) if not k.startswith('_') and k not in params and k not in declared)
+
+# %% ../nbs/01_audit.ipynb #e8afe2d3
+FRONT_KINDS = ('missing_cell', 'non_integer', 'absent_category', 'unknown_category', 'out_of_bounds', 'nan', 'inf',
+               'text_1e999', 'label', 'label_missing', 'label_unknown', 'marker')
+MARKERS = (0.123456789012345, 0.987654321098765)   # two unusual values: found in a pickled release, they show which table it saw
+
+@dataclass
+class FrontData:
+    "A table for the front-door audit: a DataFrame and, for the Dask path, its partition sizes (None: the path's layout)."
+    df: pd.DataFrame
+    layout: tuple = None
+
+def front_door_table(n: int = 24, seed: int = 0) -> tuple:
+    """(DataFrame, schema dict) for the front-door audit: an integer, a numeric and a categorical column (its dtype
+    listing the observed categories, as a reader would build it) and a label; row 0 is the one the pairs change."""
+    n = check_int(n, 'n', minimum=8)
+    g = np.random.default_rng(seed)
+    df = pd.DataFrame({'a': g.integers(0, 11, n).astype(np.int64), 'b': g.uniform(0, 1, n).round(3),
+                       'c': pd.Categorical(np.r_[['r'], g.choice(['p', 'q'], n - 1)]), 'y': np.r_[1, np.zeros(n - 1, int)]})
+    df.loc[1:n // 3, 'y'] = 1
+    schema = {'dpnotes_schema': 1, 'label': 'y', 'columns': {
+        'a': {'kind': 'integer', 'lower': 0, 'upper': 10}, 'b': {'kind': 'numeric', 'lower': 0, 'upper': 1},
+        'c': {'kind': 'categorical', 'categories': ['p', 'q', 'r']}, 'y': {'kind': 'categorical', 'categories': [0, 1]}}}
+    return df, schema
+
+# %% ../nbs/01_audit.ipynb #e9752b07
+def _with(df, col, value, dtype=None):
+    "A copy of `df` with row 0 of `col` set to `value` (observed-categories dtype rebuilt for a categorical column)."
+    out = df.copy()
+    if isinstance(df[col].dtype, pd.CategoricalDtype):
+        v = df[col].astype(object).to_numpy().copy(); v[0] = value; out[col] = pd.Categorical(v)
+        return out
+    if dtype is not None or not np.can_cast(np.asarray([value]).dtype, df[col].dtype, 'same_kind'):
+        out[col] = out[col].astype(dtype or object)
+    out.loc[0, col] = value
+    return out
+
+def front_door_pairs(kinds=FRONT_KINDS, n: int = 24, seed: int = 0) -> list:
+    """Replace-one pairs `(kind, D, D')` of `FrontData` that change row 0 of `front_door_table`: a missing or non-integer
+    cell (the column's dtype changes), a category present or absent (the observed-categories dtype changes), values
+    outside the declared domain (bounds, unknown category, NaN, inf, the text '1e999'), the label (a class of one, a
+    missing or an undeclared label), and two marker values; kind 'layout': the same table in two Dask layouts."""
+    df, _ = front_door_table(n, seed)
+    bad = set(kinds) - set(FRONT_KINDS) - {'layout'}
+    if bad: raise ValueError(f"kinds: unknown {sorted(bad)}; choose from {FRONT_KINDS + ('layout',)}")
+    base = _with(df, 'b', 0.5)
+    make = {'missing_cell': lambda: (_with(df, 'a', np.nan, float), _with(df, 'a', 5)),
+            'non_integer': lambda: (_with(df, 'a', 5.5, float), _with(df, 'a', 5)),
+            'absent_category': lambda: (df.copy(), _with(df, 'c', 'p')),
+            'unknown_category': lambda: (_with(df, 'c', 'zzz'), _with(df, 'c', 'p')),
+            'out_of_bounds': lambda: (_with(df, 'b', 50.0), base),
+            'nan': lambda: (_with(df, 'b', np.nan), base), 'inf': lambda: (_with(df, 'b', np.inf), base),
+            'text_1e999': lambda: (_with(df, 'b', '1e999', object), base),
+            'label': lambda: (df.assign(y=np.r_[1, np.zeros(n - 1, int)]), df.assign(y=np.zeros(n, int))),   # a class of one vs an empty class
+            'label_missing': lambda: (_with(df, 'y', np.nan, float), _with(df, 'y', 0)),
+            'label_unknown': lambda: (_with(df, 'y', 7), _with(df, 'y', 0)),
+            'marker': lambda: (_with(df, 'b', MARKERS[0]), _with(df, 'b', MARKERS[1])),
+            'layout': lambda: (FrontData(df, (0, n)), FrontData(df, (n // 2, n - n // 2)))}
+    out = []
+    for k in kinds:
+        D, Dp = make[k]()
+        out.append((k, D if isinstance(D, FrontData) else FrontData(D), Dp if isinstance(Dp, FrontData) else FrontData(Dp)))
+    return out
+
+# %% ../nbs/01_audit.ipynb #89e8da9b
+def _pattern(text) -> str:
+    "Text with every run of digits replaced by 'd': the shape of a value's repr, not the value."
+    return re.sub(r'\d+', 'd', str(text))
+
+def table_observation(t, prefix: str = 'table.') -> dict:
+    """What a recipient reads off a released table besides its numbers: column order, each column's dtype, its
+    categories, where it holds NaN, the set of repr shapes of its values and of its CSV text; plus `release_features`."""
+    out = {prefix + 'columns': _hash01([str(c) for c in t.columns]), prefix + 'n_rows': len(t)}
+    csv = t.to_csv(index=False).splitlines()[1:]
+    cells = [ln.split(',') for ln in csv]
+    for j, c in enumerate(t.columns):
+        s, p = t[c], f'{prefix}{c}.'
+        out[p + 'dtype'] = _hash01(str(s.dtype))
+        if isinstance(s.dtype, pd.CategoricalDtype): out[p + 'categories'] = _hash01([repr(v) for v in s.cat.categories])
+        na = s.isna().to_numpy()
+        out[p + 'n_nan'], out[p + 'nan_at'] = int(na.sum()), _hash01(np.flatnonzero(na).tolist())
+        out[p + 'repr'] = _hash01(sorted({_pattern(repr(v)) for v in s.tolist()}))
+        out[p + 'csv'] = _hash01(sorted({_pattern(r[j]) for r in cells if j < len(r)}))
+    release_features(t, prefix, out)
+    return out
+
+# %% ../nbs/01_audit.ipynb #62190f82
+_RNG_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
+
+def _walk(o, path, acc, depth=0, seen=None):
+    """Everything reachable from `o`: its shape into acc['structure'], its non-float values into acc['values'] (floats
+    are the noised part), its generators' seed sequences into acc['seeds']. A table is read by `table_observation`."""
+    seen = set() if seen is None else seen
+    if depth > 8 or id(o) in seen: return
+    seen.add(id(o)); S, V = acc['structure'], acc['values']
+    if isinstance(o, _RNG_TYPES):
+        g = o.bit_generator if isinstance(o, np.random.Generator) else o
+        acc['seeds'].append(o if isinstance(o, np.random.SeedSequence) else getattr(g, 'seed_seq', None)); S.append((path, 'generator')); return
+    if hasattr(o, 'dask') or (isinstance(o, pd.DataFrame) and path == 'r.data'): S.append((path, type(o).__name__)); return
+    if isinstance(o, (pd.DataFrame, pd.Series)):
+        df = o.to_frame() if isinstance(o, pd.Series) else o
+        S.append((path, [str(c) for c in df.columns], df.dtypes.astype(str).tolist(), df.shape))
+        V.extend((path, c, df[c].astype(str).tolist()) for c in df.columns if not pd.api.types.is_float_dtype(df[c]))
+        return
+    if isinstance(o, np.ndarray):
+        S.append((path, o.dtype.str, o.shape))
+        if o.dtype.kind not in 'fc': V.append((path, o.tolist()))
+        return
+    if isinstance(o, (float, np.floating)): S.append((path, 'float')); return
+    if isinstance(o, (str, bytes, int, bool, np.integer, type(None))): S.append((path, type(o).__name__)); V.append((path, repr(o))); return
+    kids = (o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, (list, tuple)) else enumerate(sorted(o, key=repr))
+            if isinstance(o, (set, frozenset)) else vars(o).items() if hasattr(o, '__dict__') and not isinstance(o, type) else ())
+    S.append((path, type(o).__name__))
+    for k, v in list(kids):
+        if not callable(v) or hasattr(v, 'fit'): _walk(v, f'{path}.{k}', acc, depth + 1, seen)
+
+# %% ../nbs/01_audit.ipynb #96d79168
+def object_observation(obj, replay=None, prefix: str = 'object.') -> dict:
+    """What a recipient reads off a returned object, before and after pickling: its structure and every non-float
+    value (floats are the noised part), generators and seeds it carries, whether a marker value is in its bytes, and,
+    given `replay(seed) -> table`, whether a seed found in it replays the release on the candidate table."""
+    out = {}
+    try: blob = pickle.dumps(obj)
+    except Exception as e: blob, out[prefix + 'unpicklable'] = b'', _hash01(type(e).__name__)
+    for k, m in enumerate(MARKERS): out[prefix + f'holds_marker[{k}]'] = float(struct.pack('<d', m) in blob or repr(m).encode() in blob)
+    acc = {'structure': [], 'values': [], 'seeds': []}
+    _walk(obj, 'r', acc)
+    out[prefix + 'live.n_generators'] = len(acc['seeds'])
+    if blob:
+        acc = {'structure': [], 'values': [], 'seeds': []}
+        o = pickle.loads(blob)
+        _walk(o, 'r', acc)
+        out[prefix + 'structure'], out[prefix + 'values'] = _hash01(acc['structure']), _hash01(acc['values'])
+        out[prefix + 'n_generators'] = len(acc['seeds'])
+        if replay is not None:
+            out[prefix + 'replays'] = float(any(_replays(ss, replay, getattr(o, 'data', None)) for ss in acc['seeds'] if ss is not None))
+    return out
+
+def _replays(ss, replay, data) -> bool:
+    "Whether re-running the release on the candidate table from seed sequence `ss` gives back the released table exactly."
+    if data is None: return False
+    try: again = replay(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key))
+    except Exception: return False
+    a, b = (x.compute() if hasattr(x, 'compute') else x for x in (data, again))
+    return a.shape == b.shape and bool(a.astype(str).equals(b.astype(str)))
+
+# %% ../nbs/01_audit.ipynb #6e77c37c
+def front_door_observation(out) -> dict:
+    """Features of one run of a public call, from the dict `front_door_call` returns: the table (computed twice when it
+    is lazy), the returned object, printed text, warnings, the exception or exit status (never the timing)."""
+    f = {'status': float(out.get('status', 0)), 'raised': float(out.get('error') is not None)}
+    if out.get('error') is not None:
+        f['error.type'], f['error.text'] = _hash01(out['error'][0]), _hash01(out['error'][1])
+    for s in ('stdout', 'stderr'):
+        t = out.get(s, '')
+        f[s + '.len'], f[s + '.text'], f[s + '.pattern'] = len(t), _hash01(t), _hash01(_pattern(t))
+    w = out.get('warnings', [])
+    f['warnings.n'], f['warnings.text'] = len(w), _hash01(sorted(w))
+    t = out.get('table')
+    if t is not None:
+        if hasattr(t, 'compute'):
+            t, t2 = t.compute(), t.compute()
+            f['lazy.same_twice'] = float(t.reset_index(drop=True).astype(str).equals(t2.reset_index(drop=True).astype(str)))
+        f.update(table_observation(t))
+    if out.get('object') is not None: f.update(object_observation(out['object'], out.get('replay')))
+    return f
+
+# %% ../nbs/01_audit.ipynb #12355734
+LAYOUTS = {'one': lambda n: (n,), 'empty': lambda n: (0, n), 'one_row': lambda n: (1, n - 1), 'split': lambda n: (n // 2, n - n // 2),
+           'empty_last': lambda n: (n - 1, 1, 0)}
+
+def _as_dask(df, sizes):
+    "A Dask DataFrame of `df` cut into partitions of the given sizes (empty ones included, as a reader may produce them)."
+    import dask, dask.dataframe as dd
+    ends = np.cumsum(sizes).tolist()
+    return dd.from_delayed([dask.delayed(df.iloc[a:b]) for a, b in zip([0] + ends[:-1], ends)], meta=df.iloc[:0])
+
+def _run_cli(df, method, schema, epsilon) -> dict:
+    "One `dpnotes release` run as a subprocess on `df` written as CSV: the table read back, printed text, exit status."
+    with tempfile.TemporaryDirectory() as d:
+        src, sch, dst = Path(d) / 'in.csv', Path(d) / 'schema.json', Path(d) / 'out.csv'
+        df.to_csv(src, index=False); sch.write_text(json.dumps(schema))
+        cmd = [sys.executable, '-c', 'import sys; from dpnotes.cli import main; main(sys.argv[1:])', 'release', str(src),
+               '-o', str(dst), '--method', method, '--epsilon', repr(float(epsilon)), '--schema', str(sch)]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        t = pd.read_csv(dst) if dst.is_file() else None
+        fix = lambda s: s.replace(d, '<dir>')
+        return dict(table=t, stdout=fix(p.stdout), stderr=fix(p.stderr), status=p.returncode,
+                    raw=dst.read_bytes() if dst.is_file() else b'')
+
+# %% ../nbs/01_audit.ipynb #5030b4eb
+def front_door_call(method: str, # a name in `dpnotes.release.methods()`
+                    path: str = 'release', # 'release', 'cli', or 'dask:LAYOUT' (LAYOUT in `LAYOUTS`)
+                    epsilon: float = 1.0, schema=None, # schema: default `front_door_table`'s
+                    candidate=None, # the attacker's candidate table (`FrontData`): seeds found in the output are replayed on it
+                    control=None, # None, or a name in `LEAKY_CONTROLS`: the same call made leaky on purpose
+                    release_fn=None, # the release function (default `dpnotes.release.release`)
+                    **params): # method parameters
+    "`call(data, rng) -> dict` for `audit_release`: the whole public call at default settings, with what it printed, warned or raised."
+    from dpnotes.release import release as _release
+    rel = release_fn or _release
+    schema = schema or front_door_table()[1]
+    def run(data: FrontData, rng=None, seed=None):
+        df = data.df
+        if path == 'cli': return _run_cli(df, method, schema, epsilon)
+        if path.startswith('dask:'): df = _as_dask(df, data.layout or LAYOUTS[path[5:]](len(df)))
+        return rel(df, method, epsilon, schema=schema, rng=seed, **params)
+    def call(data, rng=None):
+        out, so, se = {}, io.StringIO(), io.StringIO()
+        with warnings.catch_warnings(record=True) as w, contextlib.redirect_stdout(so), contextlib.redirect_stderr(se):
+            warnings.simplefilter('always')
+            try:
+                r = LEAKY_CONTROLS[control](run, data) if control else run(data)
+                out = r if isinstance(r, dict) else dict(table=r.data, object=r)
+            except Exception as e: out = dict(error=(type(e).__name__, str(e)))
+        out.setdefault('stdout', ''); out.setdefault('stderr', '')
+        out['stdout'] += so.getvalue(); out['stderr'] += se.getvalue(); out['warnings'] = [str(x.message) for x in w]
+        if candidate is not None and path != 'cli': out['replay'] = lambda seed: run(candidate, seed=seed).data
+        return out
+    return call
+
+# %% ../nbs/01_audit.ipynb #266b192b
+def _dtypes_follow_input(run, data):
+    r = run(data)
+    for c in r.data.columns:
+        try: r.data[c] = r.data[c].astype(data.df[c].dtype)
+        except (TypeError, ValueError): pass
+    return r
+
+def _replayable_model(run, data):
+    ss = np.random.SeedSequence()
+    r = run(data, seed=ss); r.model.seed_ = ss
+    return r
+
+def _prints_real_rows(run, data):
+    r = run(data); y = data.df['y']
+    print(f"utility on the real rows: {len(y)} rows, {int((y == 1).sum())} with label 1")
+    return r
+
+def _exit_status_on_labels(run, data):
+    r = run(data)
+    return dict(table=r.data, object=r, status=0 if set(data.df['y'].dropna()) == {0, 1} else 1)
+
+def _refuses_out_of_domain(run, data):
+    b = pd.to_numeric(data.df['b'], errors='coerce')
+    if not b.between(0, 1).all(): raise ValueError(f"column 'b': {int((~b.between(0, 1)).sum())} value(s) outside the bounds")
+    return run(data)
+
+def _fails_on_empty_partition(run, data):
+    if data.layout is not None and 0 in data.layout: raise ValueError("X is empty")
+    return run(data)
+
+LEAKY_CONTROLS = {'dtypes follow the input': _dtypes_follow_input, 'replayable model': _replayable_model,
+                  'prints real rows': _prints_real_rows, 'exit status from labels': _exit_status_on_labels,
+                  'refuses out-of-domain data': _refuses_out_of_domain, 'empty partition fails': _fails_on_empty_partition}
+# the pair and path on which each control is audited
+CONTROL_CASES = {'dtypes follow the input': ('missing_cell', 'release'), 'replayable model': ('label', 'release'),
+                 'prints real rows': ('label', 'release'), 'exit status from labels': ('label', 'release'),
+                 'refuses out-of-domain data': ('out_of_bounds', 'release'), 'empty partition fails': ('layout', 'dask:split')}
+
+# %% ../nbs/01_audit.ipynb #e3bdcb20
+FRONT_PARAMS = {'dp-syn': dict(max_steps=5, hidden=(4,), latent_dim=2, em_iters=2, n_components=1)}   # speed only; privacy settings stay default
+
+def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
+                     n_runs: int = 100, # runs on each table (a deterministic leak shows at about 50: bound ≈ 2.6)
+                     epsilon: float = 1.0, control=None, alpha: float = 0.05, rng=None, release_fn=None, **params) -> AuditResult:
+    """A $(1-\\alpha)$ lower bound on the ε of the whole public call `path` of `method` on the front-door pair `kind`
+    (see `front_door_pairs`), from every observable `front_door_observation` extracts. `rng` seeds the audit only:
+    the release itself runs at its default (fresh entropy)."""
+    (_, D, Dp), = front_door_pairs((kind,))
+    if path.startswith('dask:') and path[5:] not in LAYOUTS: raise ValueError(f"path: unknown layout {path[5:]!r}; choose from {list(LAYOUTS)}")
+    if path not in ('release', 'cli') and not path.startswith('dask:'): raise ValueError(f"path must be 'release', 'cli' or 'dask:LAYOUT', got {path!r}")
+    from dpnotes.release import METHODS
+    delta = 0.0 if not METHODS[method].uses_delta else 1e-5       # the default δ = min(1e-5, 1/(10 n)) at n = 24
+    call = front_door_call(method, path, epsilon, candidate=D, control=control, release_fn=release_fn,
+                           **{**FRONT_PARAMS.get(method, {}), **params})
+    ctx = contextlib.nullcontext()
+    if path.startswith('dask:'):
+        import dask; ctx = dask.config.set(scheduler='synchronous')
+    with ctx:
+        return audit_release(call, D, Dp, epsilon, delta, featurize=front_door_observation, n_runs=n_runs, alpha=alpha, rng=rng)
+
+# %% ../nbs/01_audit.ipynb #d2aaf38f
+def front_door_audit(methods=None, # names (default: every private method in `dpnotes.release.methods()`)
+                     paths=('release', 'dask:empty', 'dask:one_row', 'dask:split'), # 'cli' too (a subprocess per run: slow)
+                     kinds=FRONT_KINDS, # pair kinds; 'layout' is added on the Dask paths
+                     n_runs: int = 100, epsilon: float = 1.0, controls: bool = True, rng: int = 0, progress: bool = False,
+                     release_fn=None) -> pd.DataFrame:
+    """The front-door audit: one row per method × path × pair (Dask paths only for the methods that accept Dask), then
+    one per leaky control; `passes` is whether the bound stays at or below the claim (a control must fail it)."""
+    from dpnotes.release import methods as _methods
+    M = _methods()
+    names = list(M.index[M['private']]) if methods is None else list(methods)
+    cases = [(m, p, k, None) for m in names for p in paths if p in ('release', 'cli') or M.loc[m, 'dask']
+             for k in list(kinds) + (['layout'] if p.startswith('dask:') else [])]
+    if controls: cases += [('suffstat-gauss', p, k, c) for c, (k, p) in CONTROL_CASES.items()]
+    rows = []
+    for m, p, k, c in tqdm(cases, disable=not progress, desc='front-door audit'):
+        res = audit_front_door(m, p, k, n_runs, epsilon, control=c, rng=zlib.crc32(f'{rng}|{m}|{p}|{k}|{c}'.encode()), release_fn=release_fn)
+        rows.append(dict(method=m, path=p, pair=k, control=c or '', epsilon_lb=round(res.epsilon_lb, 3), passes=res.passes(epsilon),
+                         statistic=res.statistic, seconds=round(res.seconds, 1)))
+    return pd.DataFrame(rows)
 
 # %% ../nbs/01_audit.ipynb #fadfc3e6
 @dataclass
@@ -418,6 +747,7 @@ class SensitivityResult:
         verdict = 'REFUTED (witness attached)' if self.refuted else 'reached' if self.reached else 'not reached, not refuted'
         return s + f", claimed={self.claimed!r}, gap={self.gap:.6g} ({100 * self.rel_gap:.4g}%): {verdict})"
 
+# %% ../nbs/01_audit.ipynb #8b64badc
 def _to_domain(z, domain, radius):
     "Map an unconstrained vector into the domain (sphere, ball or box of the given radius)."
     if domain == 'sphere':
@@ -437,6 +767,31 @@ def _random_rows(rng, k, d, domain, radius):
     Z[kind == 3] = e[kind == 3]                                          # coordinate vectors
     if domain == 'ball': Z *= (rng.random((k, 1)) ** (1 / d)) / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300) * radius
     return np.array([_to_domain(z, domain, radius) for z in Z])
+
+# %% ../nbs/01_audit.ipynb #9a8ed42c
+def _sensitivity_value(f, X, norm, neighbour, row):
+    "value(u, v) = ‖f(X with row u) − f(X with row v)‖ (replace) or ‖f(X with row u) − f(X without it)‖ (add/remove)."
+    if callable(norm): dist = lambda a, b: float(norm(np.asarray(a, float) - np.asarray(b, float)))
+    elif norm in ('l1', 'l2'): dist = lambda a, b: distance(a, b, norm)
+    else: raise ValueError(f"norm must be 'l1', 'l2' or a callable, got {norm!r}")
+    def with_row(u):
+        Y = X.copy(); Y[row] = u; return Y
+    f_rest = np.asarray(f(np.delete(X, row, axis=0)), float) if neighbour == 'addremove' else None
+    def value(u, v):
+        if neighbour == 'addremove': return dist(f(with_row(u)), f_rest)
+        return dist(f(with_row(u)), f(with_row(v)))
+    return value
+
+def _optimise_pairs(value, starts, d, domain, radius, maxiter, best, addremove):
+    "Powell from each start on the pair (u, v) mapped into the domain: (values reached, best (value, witness))."
+    opt_vals = []
+    for z0 in starts:
+        obj = lambda z: -value(_to_domain(z[:d], domain, radius), _to_domain(z[d:], domain, radius))
+        res = optimize.minimize(obj, z0, method='Powell', options=dict(maxiter=maxiter, xtol=1e-8, ftol=1e-12))
+        u, v = _to_domain(res.x[:d], domain, radius), _to_domain(res.x[d:], domain, radius)
+        val = value(u, v); opt_vals.append(val)
+        if val > best[0]: best = (val, (u, None if addremove else v))
+    return np.array(opt_vals), best
 
 # %% ../nbs/01_audit.ipynb #35e24a41
 def search_sensitivity(f,                     # the query: (n, d) array -> array (any shape)
@@ -461,33 +816,16 @@ def search_sensitivity(f,                     # the query: (n, d) array -> array
     radius = check_positive(row_norm, 'row_norm')
     check_int(n_random, 'n_random'); check_int(n_optimise, 'n_optimise', minimum=0)
     if not -n <= row < n: raise ValueError(f"row must index a row of X (n={n}), got {row}")
-    if callable(norm): dist = lambda a, b: float(norm(np.asarray(a, float) - np.asarray(b, float)))
-    elif norm in ('l1', 'l2'): dist = lambda a, b: distance(a, b, norm)
-    else: raise ValueError(f"norm must be 'l1', 'l2' or a callable, got {norm!r}")
-    rng = as_rng(rng)
-    rest = np.delete(X, row, axis=0)
-    def with_row(u):
-        Y = X.copy(); Y[row] = u; return Y
-    f_rest = np.asarray(f(rest), float) if neighbour == 'addremove' else None
-    def value(u, v):
-        if neighbour == 'addremove': return dist(f(with_row(u)), f_rest)
-        return dist(f(with_row(u)), f(with_row(v)))
-    U = _random_rows(rng, n_random, d, domain, radius)
-    V = _random_rows(rng, n_random, d, domain, radius)
+    value = _sensitivity_value(f, X, norm, neighbour, row)
+    rng, addremove = as_rng(rng), neighbour == 'addremove'
+    U, V = _random_rows(rng, n_random, d, domain, radius), _random_rows(rng, n_random, d, domain, radius)
     vals = np.array([value(u, v) for u, v in tqdm(zip(U, V), total=n_random, disable=not progress, desc='random neighbours')])
     best_i = int(np.argmax(vals))
-    best = (vals[best_i], (U[best_i], None if neighbour == 'addremove' else V[best_i]))
+    best = (vals[best_i], (U[best_i], None if addremove else V[best_i]))
     starts = [np.r_[U[i], V[i]] for i in np.argsort(vals)[::-1][: (n_optimise + 1) // 2]]
     starts += [rng.normal(size=2 * d) for _ in range(n_optimise - len(starts))]
-    opt_vals = []
-    for z0 in starts:
-        obj = lambda z: -value(_to_domain(z[:d], domain, radius), _to_domain(z[d:], domain, radius))
-        res = optimize.minimize(obj, z0, method='Powell', options=dict(maxiter=maxiter, xtol=1e-8, ftol=1e-12))
-        u, v = _to_domain(res.x[:d], domain, radius), _to_domain(res.x[d:], domain, radius)
-        val = value(u, v); opt_vals.append(val)
-        if val > best[0]: best = (val, (u, None if neighbour == 'addremove' else v))
-    res = SensitivityResult(float(best[0]), best[1], vals, np.array(opt_vals),
-                            None if claimed is None else check_positive(claimed, 'claimed'))
+    opt_vals, best = _optimise_pairs(value, starts, d, domain, radius, maxiter, best, addremove)
+    res = SensitivityResult(float(best[0]), best[1], vals, opt_vals, None if claimed is None else check_positive(claimed, 'claimed'))
     if res.refuted:                                      # a refutation is re-checked on its witness before it is reported
         u, v = res.witness
         assert value(u, v) == res.max_value, "the witness does not reproduce the reported value"

@@ -1,5 +1,5 @@
 """From a user's table to a differentially private table: a public schema, one protocol for every method, a ledger
-of every charge, and the output back in the input's columns, units and types.
+of every charge, and the output back in the schema's columns, units and types.
 
 Docs: https://dpnotes.github.io/dpnotes/release.html.md"""
 
@@ -7,6 +7,7 @@ Docs: https://dpnotes.github.io/dpnotes/release.html.md"""
 
 # %% ../nbs/60_release.ipynb #c510a6a1
 from __future__ import annotations
+import copy
 import inspect
 import json
 import math
@@ -44,6 +45,7 @@ def _to_dict(schema) -> dict:
 SCHEMA_HINT = ("write one: `dpnotes schema TABLE.csv -o schema.json` (or dpnotes.data.draft_schema(df)), review every field "
                "against public knowledge (documentation, domain limits; not the data), set \"drafted\": false, then pass it")
 
+# %% ../nbs/60_release.ipynb #4e898520
 def as_schema(schema) -> Schema:
     "A fresh `Schema` from a `Schema`, its dict form, a JSON file path or JSON text (a public input: checked, errors name the column)."
     if schema is None: raise ValueError(f"schema: no schema given; the release needs public bounds and categories — {SCHEMA_HINT}")
@@ -85,15 +87,17 @@ def drafted_fields(schema) -> list:
 # %% ../nbs/60_release.ipynb #bce00385
 class TableCodec:
     "Public, row-by-row map between a table and the unit cube, defined by the schema alone (never by the data)."
-    def __init__(self, schema, columns, label=None, dtypes=None):
+    def __init__(self, schema, columns, label=None,
+                 dtypes=None, # ignored (kept for old callers): the released dtypes come from the schema alone
+                ):
         self.schema, self.label = schema, label
-        self.order = list(columns)                           # output column order = the input's
-        self.features = [c for c in self.order if c != label]
-        missing = [c for c in self.order if c not in schema.columns]
+        missing = [c for c in columns if c not in schema.columns]
         if missing: raise ValueError(f"column {missing[0]!r} is not in the schema (columns missing from it: {missing[:5]})")
+        present = set(columns)
+        self.order = [c for c in schema.columns if c in present]   # output column order: the schema's, never the input's
+        self.features = [c for c in self.order if c != label]
         if label is not None and schema.columns[label].kind != 'categorical':
             raise ValueError(f"label {label!r}: the schema must declare it categorical with the public list of classes")
-        self.dtypes = dict(dtypes or {})
         self.blocks, j = [], 0                               # (column, kind, first encoded index, width)
         for c in self.features:
             col = schema.columns[c]
@@ -103,72 +107,75 @@ class TableCodec:
         self.encoded_names = [f'{c}={v}' if k == 'categorical' else c
                               for c, k, s, w in self.blocks for v in (self.schema.columns[c].categories if k == 'categorical' else [None])]
 
-    @staticmethod
-    def _index_of(values, categories, name):
-        "Category codes of `values` (-1 for missing); a value outside the declared categories is a domain error."
-        lut = {}
-        for i, v in enumerate(categories):
-            lut.setdefault(v, i); lut.setdefault(str(v), i)
-        out = np.full(len(values), -1, dtype=np.int64)
-        bad = []
-        for r, v in enumerate(values):
-            if v is None or (not isinstance(v, str) and pd.isna(v)): continue
-            i = lut.get(v, lut.get(str(v)))
-            if i is None: bad.append(v)
-            else: out[r] = i
-        if bad:
-            raise ValueError(f"column {name!r}: {len(bad)} value(s) outside the schema's categories {list(categories)[:8]} "
-                             f"(e.g. {bad[0]!r}); add them to the schema or remove those rows (a check of the declared domain)")
-        return out
+    @property
+    def dtypes(self) -> dict:
+        "The released dtypes, from the schema alone: integer → int64, numeric → float64, categorical → `category` listing the declared categories."
+        return {c: _schema_dtype(self.schema.columns[c]) for c in self.order}
 
-    def encode(self, df):
-        "(E, y): E in [0, 1]^width (numeric scaled by public bounds and clipped, missing -> midpoint 0.5; categoricals one-hot, missing -> zeros); y = label codes."
-        E = np.zeros((len(df), self.width))
-        for c, kind, s, w in self.blocks:
-            col = self.schema.columns[c]
-            if kind == 'categorical':
-                idx = self._index_of(df[c].to_numpy(dtype=object), col.categories, c)
-                rows = np.flatnonzero(idx >= 0)
-                E[rows, s + idx[rows]] = 1.0
-            else:
-                v = pd.to_numeric(df[c], errors='coerce').to_numpy(dtype=float)
-                bad = np.isnan(v) & df[c].notna().to_numpy()
-                if bad.any():
-                    raise ValueError(f"column {c!r}: the schema says {kind} but it holds non-numbers (e.g. {df[c][bad].iloc[0]!r})")
-                u = (v - col.lower) / (col.upper - col.lower)
-                E[:, s] = np.where(np.isnan(u), 0.5, np.clip(u, 0.0, 1.0))
-        y = None
-        if self.label is not None:
-            y = self._index_of(df[self.label].to_numpy(dtype=object), self.schema.columns[self.label].categories, self.label)
-            if np.any(y < 0): raise ValueError(f"label {self.label!r} has missing values: remove those rows first")
-        return E, y
+def _schema_dtype(col):
+    "The one dtype a released column of this schema kind gets."
+    if col.kind == 'integer': return np.dtype('int64')
+    if col.kind == 'numeric': return np.dtype('float64')
+    return pd.CategoricalDtype(categories=list(col.categories), ordered=False)
 
-    def _cast(self, name, values):
-        dt = self.dtypes.get(name)
-        if dt is None: return values
-        try:
-            if isinstance(dt, pd.CategoricalDtype): return pd.Categorical(values, categories=dt.categories)
-            return values.astype(dt)
-        except (TypeError, ValueError): return values
+# %% ../nbs/60_release.ipynb #fee235a0
+def _category_codes(values, categories) -> np.ndarray:
+    "Codes of `values` in the declared `categories`; -1 (the missing state) for a missing value or one outside them (the public rule)."
+    lut = {}
+    for i, v in enumerate(categories):
+        lut.setdefault(v, i); lut.setdefault(str(v), i)
+    out = np.full(len(values), -1, dtype=np.int64)
+    for r, v in enumerate(values):
+        if v is None or (not isinstance(v, str) and pd.isna(v)): continue
+        try: out[r] = lut.get(v, lut.get(str(v), -1))
+        except TypeError: out[r] = lut.get(str(v), -1)       # an unhashable cell: compared by its text only
+    return out
 
-    def decode(self, E, y=None) -> pd.DataFrame:
-        "Table in the input's columns, order and dtypes: numeric clipped to bounds, integers rounded, categories by arg-max."
-        E = np.asarray(E, dtype=float)
-        out = {}
-        for c, kind, s, w in self.blocks:
-            col = self.schema.columns[c]
-            if kind == 'categorical':
-                cats = np.array(list(col.categories), dtype=object)
-                v = pd.Series(cats[np.argmax(E[:, s:s + w], axis=1)], dtype=object)
-            else:
-                x = col.lower + np.clip(E[:, s], 0.0, 1.0) * (col.upper - col.lower)
-                if kind == 'integer': x = np.round(x)
-                v = pd.Series(x)
-            out[c] = self._cast(c, v)
-        if self.label is not None and y is not None:
-            cats = np.array(list(self.schema.columns[self.label].categories), dtype=object)
-            out[self.label] = self._cast(self.label, pd.Series(cats[np.asarray(y, dtype=np.int64)], dtype=object))
-        return pd.DataFrame({c: out[c] for c in self.order if c in out})
+def _as_numbers(s) -> np.ndarray:
+    "A column as float64: numbers as they are; anything else parsed, and what does not parse becomes NaN (the missing state)."
+    if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
+        return s.to_numpy(dtype=float, na_value=np.nan)
+    return pd.to_numeric(pd.Series(s.to_numpy(dtype=object)), errors='coerce').to_numpy(dtype=float, na_value=np.nan)
+
+# %% ../nbs/60_release.ipynb #f5edd3c9
+@patch
+def encode(self:TableCodec, df):
+    """(E, y): E in [0, 1]^width, y = label codes. The declared domain is a contract, enforced by a public row-wise rule
+    (never refused, never reported): finite numbers clipped to the bounds; NaN, ±inf, 1e999 and text -> missing (the
+    midpoint 0.5); a missing or undeclared category -> no category (zeros); a missing or undeclared label -> the first class."""
+    E = np.zeros((len(df), self.width))
+    for c, kind, s, w in self.blocks:
+        col = self.schema.columns[c]
+        if kind == 'categorical':
+            idx = _category_codes(df[c].to_numpy(dtype=object), col.categories)
+            rows = np.flatnonzero(idx >= 0)
+            E[rows, s + idx[rows]] = 1.0
+        else:
+            v = _as_numbers(df[c])
+            with np.errstate(invalid='ignore'):
+                v = np.where(np.isfinite(v), np.clip(v, col.lower, col.upper), np.nan)
+            E[:, s] = np.where(np.isnan(v), 0.5, (v - col.lower) / (col.upper - col.lower))
+    y = None
+    if self.label is not None:
+        y = _category_codes(df[self.label].to_numpy(dtype=object), self.schema.columns[self.label].categories)
+        y = np.where(y < 0, 0, y)
+    return E, y
+
+# %% ../nbs/60_release.ipynb #c31b25ac
+@patch
+def decode(self:TableCodec, E, y=None) -> pd.DataFrame:
+    "Table in the schema's column order and dtypes (`TableCodec.dtypes`): numbers clipped to bounds, integers rounded, categories by arg-max."
+    E = np.asarray(E, dtype=float)
+    out, dt = {}, self.dtypes
+    for c, kind, s, w in self.blocks:
+        col = self.schema.columns[c]
+        if kind == 'categorical': out[c] = pd.Categorical.from_codes(np.argmax(E[:, s:s + w], axis=1), dtype=dt[c])
+        else:
+            x = col.lower + np.clip(np.nan_to_num(E[:, s], nan=0.5), 0.0, 1.0) * (col.upper - col.lower)
+            out[c] = np.round(x).astype(np.int64) if kind == 'integer' else x
+    if self.label is not None and y is not None:
+        out[self.label] = pd.Categorical.from_codes(np.asarray(y, dtype=np.int64), dtype=dt[self.label])
+    return pd.DataFrame({c: out[c] for c in self.order if c in out})
 
 # %% ../nbs/60_release.ipynb #d9503313
 def default_delta(n: int) -> float:
@@ -191,7 +198,7 @@ class Method:
     public_attributes = ('classes_', 'n_', 'n_features_in_', 'delta_', 'codec_', 'public_')
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'numpy'):
+                 sampler: str = 'safe'):
         self.epsilon, self.delta, self.schema, self.classes, self.rng, self.sampler = epsilon, delta, schema, classes, rng, sampler
 
 # %% ../nbs/60_release.ipynb #a347e4e4
@@ -224,20 +231,17 @@ def _encode_part(part, codec) -> pd.DataFrame:
     if y is not None: out[_LABEL] = y
     return out
 
-def _method_prepare(self, data, label=None):
-    "Checks of the public inputs; returns (encoded rows E, label codes or None, n)."
-    on_dask = is_dask(data)
-    if on_dask:
-        if not type(self).supports_dask:
-            ok = [m for m, c in METHODS.items() if c.supports_dask]
-            raise ValueError(f"data: method {self.name!r} does not accept a Dask DataFrame; methods that do: {', '.join(ok)} "
-                             "(or pass an in-memory pandas frame, e.g. data.compute())")
-        if not hasattr(data, 'columns'): raise TypeError("data: pass a Dask DataFrame (the caller's columns), not a Dask array or series")
-    df, label, carried = (data._meta, label, None) if on_dask else _frame_of(data, label)   # a Dask frame: its empty metadata
-    schema = as_schema(self.schema if self.schema is not None else carried)
-    label = label if label is not None else schema.label
-    if label is not None and label not in df.columns: raise ValueError(f"label: column {label!r} is not in the data")
-    if not on_dask and len(df) == 0: raise ValueError("data: the table is empty")
+def _check_dask_input(self, data):
+    "A Dask input is accepted by the methods that support it, as a DataFrame."
+    if not type(self).supports_dask:
+        ok = [m for m, c in METHODS.items() if c.supports_dask]
+        raise ValueError(f"data: method {self.name!r} does not accept a Dask DataFrame; methods that do: {', '.join(ok)} "
+                         "(or pass an in-memory pandas frame, e.g. data.compute())")
+    if not hasattr(data, 'columns'): raise TypeError("data: pass a Dask DataFrame (the caller's columns), not a Dask array or series")
+
+# %% ../nbs/60_release.ipynb #1b414481
+def _label_schema(self, schema, label):
+    "The schema with the label's public classes (from the schema or `classes=`), checked."
     classes = self.classes
     if label is not None:
         cats = schema.columns[label].categories if label in schema.columns else None
@@ -252,12 +256,34 @@ def _method_prepare(self, data, label=None):
         if len(schema.columns[label].categories) < 2:
             raise ValueError(f"classes: a label needs at least two public classes, got {list(schema.columns[label].categories)}")
     elif self.uses_labels and self.classes is not None: raise ValueError("classes was given but no label column: pass label=")
-    self.codec_ = TableCodec(schema, df.columns, label, dtypes=df.dtypes.to_dict())
+    return schema
+
+def _nonempty_partitions(data):
+    "(the Dask frame without its empty partitions, n): one counting pass, so the partition layout never decides an exception."
+    lens = [int(k) for k in data.map_partitions(len).compute()]
+    keep = [i for i, k in enumerate(lens) if k > 0]
+    if 0 < len(keep) < data.npartitions: data = data.partitions[keep]
+    return data, sum(lens)
+
+# %% ../nbs/60_release.ipynb #dce541d8
+def _method_prepare(self, data, label=None):
+    "Checks of the public inputs; returns (encoded rows E, label codes or None, n)."
+    on_dask = is_dask(data)
+    if on_dask: _check_dask_input(self, data)
+    df, label, carried = (data._meta, label, None) if on_dask else _frame_of(data, label)   # a Dask frame: its empty metadata
+    schema = as_schema(self.schema if self.schema is not None else carried)
+    label = label if label is not None else schema.label
+    dup = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
+    if dup: raise ValueError(f"data: duplicated column names {dup[:5]}; rename them")
+    if label is not None and label not in df.columns: raise ValueError(f"label: column {label!r} is not in the data")
+    if not on_dask and len(df) == 0: raise ValueError("data: the table is empty")
+    schema = _label_schema(self, schema, label)
+    self.codec_ = TableCodec(schema, df.columns, label)
     if on_dask:                     # encoded on the workers; n (public under replace-one) is one counting pass
+        data, n = _nonempty_partitions(data)
+        if n == 0: raise ValueError("data: the table is empty")
         enc = data.map_partitions(_encode_part, self.codec_, meta=_encode_part(data._meta, self.codec_))
         E, y = enc[[f'e{j}' for j in range(self.codec_.width)]], (enc[_LABEL] if label is not None else None)
-        n = int(len(data))
-        if n == 0: raise ValueError("data: the table is empty")
     else:
         E, y = self.codec_.encode(df); n = len(E)
     self._on_dask = on_dask
@@ -286,6 +312,10 @@ def _method_close_ledger(self, eps):
 Method._charge, Method._close_ledger = _method_charge, _method_close_ledger
 
 # %% ../nbs/60_release.ipynb #d689928d
+def _stream(root) -> np.random.Generator:
+    "An independent generator seeded by outputs of `root` (not by its state or its seed entropy): knowing it does not give `root` back."
+    return np.random.default_rng(np.random.SeedSequence(root.integers(0, 2**63, size=4).tolist()))
+
 @patch
 def fit(self:Method, data, label=None, allow_drafted: bool = False):
     "Encode `data` through the public schema and fit the method's DP model; spends at most (epsilon, delta)."
@@ -299,22 +329,25 @@ def fit(self:Method, data, label=None, allow_drafted: bool = False):
     if self.uses_labels and y is None and self._needs_labels():
         raise ValueError(f"method {self.name!r} needs a label: pass label= (a categorical column of the schema) or set schema.label")
     self._charges = []
-    self._rng_ = as_rng(self.rng)
-    self._fit(E, y, eps, self.delta_ if self.uses_delta else 0.0, sampler, self._rng_)
+    root = as_rng(self.rng)
+    fit_rng, self._rng_ = _stream(root), _stream(root)      # the fit's noise and the sampling draw from unrelated streams
+    self._fit(E, y, eps, self.delta_ if self.uses_delta else 0.0, sampler, fit_rng)
     self._close_ledger(eps)
     return self
 
+# %% ../nbs/60_release.ipynb #b5ee4732
 @patch
 def sample(self:Method, n: int | None = None) -> pd.DataFrame:
     "A released table of `n` rows (default: as many as the input, public under replace-one). Post-processing only."
     if not hasattr(self, 'ledger_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
     n = self.n_ if n is None else check_int(n, 'n')
-    if getattr(self, '_on_dask', False): return self._sample_dask(n, self._rng_)
-    Z, y = self._sample(n, self._rng_)
+    rng = getattr(self, '_rng_', None) or as_rng(None)      # a model taken from a `Release` has no stream: fresh entropy
+    if getattr(self, '_on_dask', False): return self._sample_dask(n, rng)
+    Z, y = self._sample(n, rng)
     if self.original_units: return self.codec_.decode(Z, y)
     out = pd.DataFrame(Z, columns=[f'{self._prefix}{j}' for j in range(Z.shape[1])])
-    if y is not None and self.codec_.label is not None:
-        out[self.codec_.label] = self.codec_.decode(np.zeros((len(y), self.codec_.width)), y)[self.codec_.label].to_numpy()
+    lab = self.codec_.label
+    if y is not None and lab is not None: out[lab] = pd.Categorical.from_codes(np.asarray(y, dtype=np.int64), dtype=self.codec_.dtypes[lab])
     return out
 
 Method._needs_labels = lambda self: False
@@ -331,7 +364,7 @@ class DPRPRelease(Method):
     supports_dask = True           # DPRP's own two-pass Dask path: exact Gram matrix, noisy rows drawn per partition
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'numpy',
+                 sampler: str = 'safe',
                  k1='auto', # projection dimension: an int (public) or 'auto' (exponential mechanism, charged)
                  k2=0.6, # kept eigenvectors: int, or fraction of the encoded width
                  split=(0.80, 0.15, 0.05), # ε shares of P′, of V′ and of the choice of k1
@@ -339,27 +372,6 @@ class DPRPRelease(Method):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.k1, self.k2, self.split = k1, k2, split
 
-    def _fit(self, E, y, eps, delta, sampler, rng):
-        kw = dict(k1=self.k1, k2=self.k2, split=self.split, preprocess=self._preprocess, allow_constant=True,
-                  theorem_b=self._theorem_b, rng=rng, sampler=sampler, classes=None if y is None else list(range(len(self.classes_))))
-        if self._preprocess == 'bounds': kw['bounds'] = (np.zeros(E.shape[1]), np.ones(E.shape[1]))
-        m = DPRP(eps, delta, **kw)
-        out = m.fit_release(E, y)
-        self.rows_, self.labels_ = out if y is not None else (out, None)
-        self.k1_ = m.k1_
-        for step, e, d in m.budget_.ledger.itertuples(index=False):
-            self._charge(step, 'exponential mechanism' if 'exponential' in step else 'Gaussian mechanism', e, d)
-
-    def _sample(self, n, rng):
-        idx = rng.permutation(self.n_) if n == self.n_ else rng.integers(0, self.n_, size=n)
-        return self.rows_[idx], (None if self.labels_ is None else self.labels_[idx])
-
-    def _sample_dask(self, n, rng):
-        "On Dask the release is the n noisy rows themselves (already drawn per partition), decoded on the workers."
-        if n != self.n_: raise ValueError(f"n: on Dask, 'dprp' releases exactly its {self.n_} noisy rows; pass n=None")
-        rows, cols = self.rows_, list(self.rows_.columns)
-        if self.labels_ is not None: rows = rows.assign(**{_LABEL: self.labels_})
-        return rows.map_partitions(_decode_part, self.codec_, cols, meta=_decode_part(rows._meta, self.codec_, cols))
 
 class DPRPPaperRelease(DPRPRelease):
     "DPRP as published: rows scaled to unit L2 norm (units lost) and Theorem B read as printed (not private: see the errata)."
@@ -370,6 +382,38 @@ class DPRPPaperRelease(DPRPRelease):
     _preprocess, _theorem_b = 'row_l2', 'published'
     supports_dask = False
 
+# %% ../nbs/60_release.ipynb #9abb97a2
+@patch
+def _fit(self:DPRPRelease, E, y, eps, delta, sampler, rng):
+    kw = dict(k1=self.k1, k2=self.k2, split=self.split, preprocess=self._preprocess, allow_constant=True,
+              theorem_b=self._theorem_b, rng=rng, sampler=sampler, classes=None if y is None else list(range(len(self.classes_))))
+    if self._preprocess == 'bounds': kw['bounds'] = (np.zeros(E.shape[1]), np.ones(E.shape[1]))
+    m = DPRP(eps, delta, **kw)
+    out = m.fit_release(E, y)
+    self.rows_, self.labels_ = out if y is not None else (out, None)
+    if is_dask(self.rows_):           # computed once and kept: the graph then holds the noisy rows, never the input or a seed
+        rows = self.rows_ if self.labels_ is None else self.rows_.assign(**{_LABEL: self.labels_})
+        rows = rows.persist()
+        self.rows_ = rows[[c for c in rows.columns if c != _LABEL]]
+        self.labels_ = rows[_LABEL] if self.labels_ is not None else None
+    self.k1_ = m.k1_
+    for step, e, d in m.budget_.ledger.itertuples(index=False):
+        self._charge(step, 'exponential mechanism' if 'exponential' in step else 'Gaussian mechanism', e, d)
+
+# %% ../nbs/60_release.ipynb #e0a28484
+@patch
+def _sample(self:DPRPRelease, n, rng):
+    idx = rng.permutation(self.n_) if n == self.n_ else rng.integers(0, self.n_, size=n)
+    return self.rows_[idx], (None if self.labels_ is None else self.labels_[idx])
+
+@patch
+def _sample_dask(self:DPRPRelease, n, rng):
+    "On Dask the release is the n noisy rows themselves (drawn per partition, computed once), decoded on the workers."
+    if n != self.n_: raise ValueError(f"n: on Dask, 'dprp' releases exactly its {self.n_} noisy rows; pass n=None")
+    rows, cols = self.rows_, list(self.rows_.columns)
+    if self.labels_ is not None: rows = rows.assign(**{_LABEL: self.labels_})
+    return rows.map_partitions(_decode_part, self.codec_, cols, meta=_decode_part(rows._meta, self.codec_, cols))
+
 # %% ../nbs/60_release.ipynb #dba4edb8
 class _GaussRelease(Method):
     "RON-/PCA-Gauss through the front door: the model on centred encoded rows, plus a private route back to original units."
@@ -378,7 +422,7 @@ class _GaussRelease(Method):
     _published, _prefix = False, 'z'
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'numpy',
+                 sampler: str = 'safe',
                  p: int | None = None, # reduced dimension; None: ceil(width / 2) of the encoded width
                  norm_share: float = 0.1, # ε share of the row-norm histogram (the route back to units)
                  count_share: float = 0.05, # ε share of the noisy class sizes
@@ -394,59 +438,65 @@ class _GaussRelease(Method):
             if not (isinstance(v, numbers.Real) and 0 < v < 0.5): raise ValueError(f"{nm} must lie in (0, 0.5), got {v!r}")
         check_int(self.norm_bins, 'norm_bins', minimum=2)
 
-    def _fit(self, E, y, eps, delta, sampler, rng):
-        X = 2.0 * E - 1.0                                      # public centring: every coordinate in [-1, 1]
-        m = X.shape[1]
-        p = self.p if self.p is not None else max(1, math.ceil(m / 2))
-        if p > m: raise ValueError(f"p={p} exceeds the encoded width {m} of this schema")
-        task = 'unsupervised' if y is None else 'classification'
-        e_norm = 0.0 if self._published else self.norm_share * eps
-        kw = dict(task=task, published=self._published, output='projected' if self._published else 'original', rng=rng,
-                  sampler=sampler)
-        if task == 'classification':                           # public classes; the mechanism protects class sizes itself
-            kw['classes'] = list(range(len(self.classes_)))
-            kw['class_sizes'] = 'public' if self._published else 'private'
-            if not self._published: kw['count_share'] = self.count_share
-        est = self._cls(p, eps - e_norm, **self._extra(), **kw).fit(X, y)
-        names = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes', 'label_mean': 'label mean'}
-        for step, e in est.budget_.items():
-            if e > 0:
-                par = ' (all classes jointly)' if task == 'classification' and step in ('mu', 'cov') else ''
-                self._charge(f'{self.system}: {names.get(step, step)}{par}', 'Laplace mechanism', e, 0.0)
-        self.norm_probs_ = None
-        if e_norm > 0:                                         # row norms: a Laplace histogram on public bins
-            B = self.norm_bins
-            if is_dask(X):                                     # integer bin counts per partition, summed: any partitioning
-                import dask
-                cnt = sum(dask.compute(*[dask.delayed(_norm_hist)(part, m, B) for part in X.to_delayed()]))
-            else: cnt = _norm_hist(X, m, B)
-            h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
-            self.norm_probs_ = h / h.sum() if h.sum() > 0 else np.full(B, 1.0 / B)
-            self._charge('row norms (route back to units)', 'Laplace mechanism (histogram)', e_norm, 0.0)
-        self.model_, self.p_ = est, p
-
     def _extra(self): return {}
 
-    def _sample(self, n, rng):
-        out = self.model_.sample(n, rng=rng)
-        V, y = (out if isinstance(out, tuple) else (out, None))
-        V = np.asarray(V, dtype=float)
-        y = None if y is None else np.asarray(y).astype(np.int64)
-        if self._published: return V, y
-        return _to_units(V, self.norm_probs_, rng), y
+# %% ../nbs/60_release.ipynb #345fddf4
+@patch
+def _fit(self:_GaussRelease, E, y, eps, delta, sampler, rng):
+    X = 2.0 * E - 1.0                                      # public centring: every coordinate in [-1, 1]
+    m = X.shape[1]
+    p = self.p if self.p is not None else max(1, math.ceil(m / 2))
+    if p > m: raise ValueError(f"p={p} exceeds the encoded width {m} of this schema")
+    task = 'unsupervised' if y is None else 'classification'
+    e_norm = 0.0 if self._published else self.norm_share * eps
+    kw = dict(task=task, published=self._published, output='projected' if self._published else 'original', rng=rng,
+              sampler=sampler)
+    if task == 'classification':                           # public classes; the mechanism protects class sizes itself
+        kw['classes'] = list(range(len(self.classes_)))
+        kw['class_sizes'] = 'public' if self._published else 'private'
+        if not self._published: kw['count_share'] = self.count_share
+    est = self._cls(p, eps - e_norm, **self._extra(), **kw).fit(X, y)
+    names = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes', 'label_mean': 'label mean'}
+    for step, e in est.budget_.items():
+        if e > 0:
+            par = ' (all classes jointly)' if task == 'classification' and step in ('mu', 'cov') else ''
+            self._charge(f'{self.system}: {names.get(step, step)}{par}', 'Laplace mechanism', e, 0.0)
+    self.norm_probs_ = None
+    if e_norm > 0:                                         # row norms: a Laplace histogram on public bins
+        B = self.norm_bins
+        if is_dask(X):                                     # integer bin counts per partition, summed: any partitioning
+            import dask
+            cnt = sum(dask.compute(*[dask.delayed(_norm_hist)(part, m, B) for part in X.to_delayed()]))
+        else: cnt = _norm_hist(X, m, B)
+        h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
+        self.norm_probs_ = h / h.sum() if h.sum() > 0 else np.full(B, 1.0 / B)
+        self._charge('row norms (route back to units)', 'Laplace mechanism (histogram)', e_norm, 0.0)
+    self.model_, self.p_ = est, p
 
-    def _sample_dask(self, n, rng):
-        "A Dask DataFrame in the input's columns and units: each partition drawn (model rows, then radii) and decoded on its worker."
-        import dask.dataframe as dd
-        P = max(1, -(-n // 1_000_000))
-        sizes = [n // P + (i < n % P) for i in range(P)]
-        starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
-        s = self.model_._released()                                # released arrays and public settings only
-        spec = lambda q, k, s0: (s, q, k, s0, self.norm_probs_, self.codec_)
-        meta = _gauss_release_part(spec(np.random.SeedSequence(0), 0, 0))
-        return dd.from_map(_gauss_release_part, [spec(q, k, s0) for q, k, s0 in zip(partition_rngs(rng, P), sizes, starts)],
-                           meta=meta, enforce_metadata=False)
+# %% ../nbs/60_release.ipynb #0a3987fb
+@patch
+def _sample(self:_GaussRelease, n, rng):
+    out = self.model_.sample(n, rng=rng)
+    V, y = (out if isinstance(out, tuple) else (out, None))
+    V = np.asarray(V, dtype=float)
+    y = None if y is None else np.asarray(y).astype(np.int64)
+    if self._published: return V, y
+    return _to_units(V, self.norm_probs_, rng), y
 
+@patch
+def _sample_dask(self:_GaussRelease, n, rng):
+    "A Dask DataFrame in the input's columns and units: each partition drawn (model rows, then radii) and decoded on its worker."
+    import dask.dataframe as dd
+    P = max(1, -(-n // 1_000_000))
+    sizes = [n // P + (i < n % P) for i in range(P)]
+    starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
+    s = self.model_._released()                                # released arrays and public settings only
+    spec = lambda q, k, s0: (s, q, k, s0, self.norm_probs_, self.codec_)
+    meta = _gauss_release_part(spec(np.random.SeedSequence(0), 0, 0))
+    return dd.from_map(_gauss_release_part, [spec(q, k, s0) for q, k, s0 in zip(partition_rngs(rng, P), sizes, starts)],
+                       meta=meta, enforce_metadata=False)
+
+# %% ../nbs/60_release.ipynb #0f571dd8
 def _norm_hist(X, m: int, B: int) -> np.ndarray:
     "Integer counts of the row norms of X (rows in [-1, 1]^m) in B equal bins of [0, √m] (a row-wise map, then a count)."
     A = X.to_numpy(dtype=float) if hasattr(X, 'to_numpy') else np.asarray(X, dtype=float)
@@ -484,6 +534,7 @@ class RONGaussPaperRelease(RONGaussRelease):
     guarantee = 'NOT DP for p ≥ 3 (Lemma 4 understates the sensitivity); class sizes exact (public by assumption)'
     needs_public = 'schema (categories), classes, class sizes, n'
 
+# %% ../nbs/60_release.ipynb #b870a27b
 class PCAGaussRelease(_GaussRelease):
     "PCA-Gauss (Laplace PCA, corrected sensitivities, private class sizes) with the row-norm route back to units."
     name, system, paper, _cls = 'pca-gauss', 'PCA-Gauss', 'Chanyaswad, Liu & Mittal', PCAGauss
@@ -507,7 +558,7 @@ class JLRelease(Method):
     released_attributes = ('ledger_', 'rows_', 'k_', 'noise_var_')
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'numpy',
+                 sampler: str = 'safe',
                  k: int | None = None, # projected dimension; None: ceil(width / 2)
                 ):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
@@ -545,7 +596,7 @@ class DPSynRelease(Method):
     _published = False
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'numpy',
+                 sampler: str = 'safe',
                  count_share: float = 0.1, # ε share of the noisy class sizes
                  latent_dim: int = 4, hidden: tuple = (16,), max_steps: int = 300, n_components: int = 3, em_iters: int = 10,
                 ):
@@ -571,6 +622,7 @@ class DPSynRelease(Method):
         X, y = self.model_.sample(n, rng=rng)
         return np.asarray(X, dtype=float), np.asarray(y).astype(np.int64)
 
+# %% ../nbs/60_release.ipynb #ee38c2e3
 class DPSynPaperRelease(DPSynRelease):
     "DP-SYN as published: exact class sizes (public by assumption)."
     name, private, _published = 'dp-syn-paper', False, True
@@ -658,6 +710,28 @@ class Release:
         return (f"Release({self.method!r}: {rows} x {len(self.data.columns)} columns in {units}; "
                 f"spent ε={e:.4g} of {self.epsilon:.4g}, δ={d:.3g} of {self.delta:.3g}{tag})")
 
+# %% ../nbs/60_release.ipynb #dff2decc
+_RNG_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
+
+def _ours(obj) -> bool:
+    "Whether `obj` is an instance of one of the package's classes (or of a class defined in a notebook)."
+    return (hasattr(obj, '__dict__') and not isinstance(obj, type)
+            and type(obj).__module__.split('.')[0] in ('dpnotes', '__main__', '__mp_main__'))
+
+def _scrub(obj, depth: int = 0):
+    """A copy of a fitted object for a `Release`: every generator, bit generator, seed sequence and seed removed,
+    recursively through the package's own objects, dicts, lists and tuples; the fitted object itself is not modified."""
+    if isinstance(obj, _RNG_TYPES): return None
+    if depth > 6: return obj
+    if isinstance(obj, dict): return {k: _scrub(v, depth + 1) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)) and any(isinstance(v, _RNG_TYPES) or _ours(v) for v in obj):
+        return type(obj)(_scrub(v, depth + 1) for v in obj)
+    if not _ours(obj): return obj
+    out = copy.copy(obj)
+    for k, v in vars(obj).items():
+        setattr(out, k, None if k in ('rng', 'seed', 'random_state', '_charges') else _scrub(v, depth + 1))
+    return out
+
 # %% ../nbs/60_release.ipynb #dd6f228e
 def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`, or a Dask DataFrame (methods with `dask` in `methods()`)
             method: str, # a name in `methods()`
@@ -666,7 +740,7 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
             schema=None, # public `Schema` (or its dict / JSON path); None: the data's own schema, else refused
             label: str | None = None, # label column (default: the schema's label)
             rng=None, # None (fresh entropy, for releases); an int seed only for tests and teaching
-            sampler: str = 'numpy', # noise sampler, a name in `dpnotes.privacy.SAMPLERS`
+            sampler: str = 'safe', # noise sampler, a name in `dpnotes.privacy.SAMPLERS` ('numpy': floating-point, for teaching only)
             n: int | None = None, # rows to release; None: as many as the input (public under replace-one)
             classes=None, # public list of label values (default: the schema's categories of the label)
             allow_drafted: bool = False, # accept schema fields drafted from the data (NOT private; teaching only)
@@ -683,8 +757,9 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
     est.fit(data, label=label, allow_drafted=allow_drafted)
     out = est.sample(n)
     return Release(out, est.ledger_.copy(), _public_table(est, n), method, float(epsilon), est.delta_, cls.private,
-                   cls.original_units, est)
+                   cls.original_units, _scrub(est))
 
+# %% ../nbs/60_release.ipynb #b30febe3
 def _public_table(est, n) -> pd.DataFrame:
     "Every input the release treated as public, and why."
     sch = est.codec_.schema
@@ -697,7 +772,7 @@ def _public_table(est, n) -> pd.DataFrame:
         rows.append((f'{c} ({col.kind})', v, note))
     if est.codec_.label is not None: rows.append((f'classes of {est.codec_.label}', est.classes_, 'declared in the schema / classes='))
     if not est.private: rows.append(('class sizes', 'exact', "the paper treats them as public"))
-    rows.append(('missing values', 'numeric: bounds midpoint; categorical: no category', 'a fixed public rule'))
+    rows.append(('missing values', 'numbers clipped to bounds; NaN, ±inf, text: bounds midpoint; undeclared or missing category: no category; label: first class', 'a fixed public rule'))
     rows.append(('delta', est.delta_, 'given' if est.delta is not None else 'default min(1e-5, 1/(10 n))'))
     return pd.DataFrame(rows, columns=['item', 'value', 'why public'])
 

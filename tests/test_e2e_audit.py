@@ -197,3 +197,56 @@ REFUSE = {
 def test_labels_need_public_classes(name):
     with pytest.raises(ValueError, match='classes: pass the public list of label values'):
         REFUSE[name]()
+
+
+# ---- the front door as a black box: release(), the command, Dask (dpnotes.audit.front_door_audit) -----------------
+from dpnotes.audit import (FRONT_KINDS, CONTROL_CASES, LEAKY_CONTROLS, audit_front_door, front_door_audit, front_door_call,
+                           front_door_observation, front_door_pairs)
+
+FRONT_RUNS = 50            # runs per table: a deterministic leak shows at about 1.8 (alpha = 0.05), above the claim of 1
+
+
+def test_front_door_release_keeps_its_format_at_default_settings():
+    """release() on the pair whose pandas dtype is decided by one missing cell: not refuted at ε = 1."""
+    res = audit_front_door('suffstat-gauss', 'release', 'missing_cell', n_runs=FRONT_RUNS, rng=5)
+    assert res.passes(EPS), res
+
+
+@pytest.mark.parametrize('control', ['dtypes follow the input', 'refuses out-of-domain data'])
+def test_front_door_leaky_control_is_caught(control):
+    kind, path = CONTROL_CASES[control]
+    res = audit_front_door('suffstat-gauss', path, kind, n_runs=FRONT_RUNS, rng=6, control=control)
+    assert res.epsilon_lb > EPS, f"the front-door audit missed the control {control!r}: {res}"
+
+
+@pytest.mark.parametrize('control', list(LEAKY_CONTROLS))
+def test_front_door_control_shows_a_deterministic_difference(control):
+    """One run per table: each control differs deterministically in some observed feature, the honest call does not."""
+    import contextlib, dask
+    kind, path = CONTROL_CASES[control]
+    (_, D, Dp), = front_door_pairs((kind,))
+    ctx = dask.config.set(scheduler='synchronous') if path.startswith('dask:') else contextlib.nullcontext()
+    with ctx:
+        leaky = front_door_call('suffstat-gauss', path, candidate=D, control=control)
+        honest = front_door_call('suffstat-gauss', path, candidate=D)
+        fa, fb = front_door_observation(leaky(D)), front_door_observation(leaky(Dp))
+        ha, hb = front_door_observation(honest(D)), front_door_observation(honest(Dp))
+    keys = [k for k in set(fa) | set(fb) if not k.startswith('table.') or k.endswith(('dtype', 'categories', 'columns'))]
+    assert [k for k in keys if fa.get(k) != fb.get(k) and ha.get(k) == hb.get(k)], control
+
+
+@pytest.mark.slow
+def test_front_door_full_audit_release_and_dask():
+    """Every private method on release() and three Dask layouts, every pair, and the six controls (about an hour)."""
+    df = front_door_audit(n_runs=60)
+    bad = df[(df['control'] == '') & ~df['passes']]
+    missed = df[(df['control'] != '') & df['passes']]
+    assert bad.empty and missed.empty, (bad.to_string(), missed.to_string())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('kind', ['label', 'missing_cell', 'unknown_category', 'label_unknown', 'text_1e999'])
+def test_front_door_command_path(kind):
+    """`dpnotes release` as a subprocess (one per run): output bytes, stdout, stderr and exit status."""
+    res = audit_front_door('suffstat-gauss', 'cli', kind, n_runs=60, rng=7)
+    assert res.passes(EPS), res

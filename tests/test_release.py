@@ -2,6 +2,7 @@
 that a new method is one adapter class plus one registry line."""
 import copy
 import inspect
+import pickle
 import warnings
 
 import numpy as np
@@ -40,8 +41,9 @@ def test_every_method_keeps_the_contract(method, mixed):
     assert r.delta == default_delta(len(mixed))
     assert len(r.data) == len(mixed)
     if r.original_units:
-        assert list(r.data.columns) == list(mixed.columns)
-        assert r.data.dtypes.to_dict() == mixed.dtypes.to_dict()
+        codec = TableCodec(as_schema(SCHEMA), mixed.columns, 'y')
+        assert list(r.data.columns) == list(SCHEMA['columns'])                # the schema's order, never the input's
+        assert r.data.dtypes.to_dict() == codec.dtypes                        # the schema's dtypes, never the input's
         assert r.data['age'].between(18, 90).all() and r.data['income'].between(0, 300000).all()
         assert set(r.data['sex']) <= {'F', 'M'} and set(r.data['city'].astype(str)) <= {'A', 'B', 'C'}
     else:
@@ -79,11 +81,48 @@ def test_bad_input_names_the_problem(kw, words, mixed):
     assert words.lower() in str(ei.value).lower()
 
 
-def test_domain_checks(mixed):
-    bad = mixed.copy(); bad['city'] = bad['city'].astype(object); bad.loc[1, 'city'] = 'Z'
-    with pytest.raises(ValueError, match="'city'"): release(bad, 'ron-gauss', 1.0, schema=SCHEMA, rng=0)
-    bad = mixed.copy(); bad.loc[1, 'y'] = 'maybe'
-    with pytest.raises(ValueError, match="'y'"): release(bad, 'ron-gauss', 1.0, schema=SCHEMA, rng=0)
+def test_out_of_domain_data_is_mapped_never_refused(mixed):
+    """The schema is a contract: undeclared categories, non-numbers, non-finite values and undeclared labels are
+    mapped by the public rule; nothing raises and nothing is said about the data."""
+    bad = mixed.copy().astype({'city': object, 'income': object})
+    bad.loc[1, 'city'] = 'Z'; bad.loc[2, 'y'] = 'maybe'; bad.loc[3, 'y'] = None
+    bad.loc[4, 'income'] = '1e999'; bad.loc[6, 'income'] = 'n/a'; bad.loc[7, 'age'] = 10**9
+    for m in ('ron-gauss', 'suffstat-gauss', 'dprp'):
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            r = release(bad, m, 1.0, schema=SCHEMA)
+        assert len(r.data) == len(bad) and set(r.data['city'].astype(str)) <= {'A', 'B', 'C'}
+
+
+def test_output_format_decided_by_the_schema_alone(mixed):
+    """One missing cell, one non-integer value, an absent category or the input's column order change nothing in the
+    released table's dtypes, categories or column order."""
+    variants = [mixed, mixed.astype({'age': float}), mixed.assign(city=mixed['city'].astype(object)),
+                mixed.assign(city=pd.Categorical(mixed['city'].astype(str).replace('C', 'A'))), mixed[mixed.columns[::-1]]]
+    seen = set()
+    for df in variants:
+        r = release(df, 'suffstat-gauss', 1.0, schema=SCHEMA)
+        seen.add((tuple(r.data.columns), tuple(map(str, r.data.dtypes)), tuple(r.data['city'].cat.categories)))
+    assert len(seen) == 1, seen
+
+
+def _generators(o, seen=None, depth=0):
+    seen = set() if seen is None else seen
+    if id(o) in seen or depth > 8: return 0
+    seen.add(id(o))
+    if isinstance(o, (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)): return 1
+    kids = (o.values() if isinstance(o, dict) else o if isinstance(o, (list, tuple))
+            else vars(o).values() if hasattr(o, '__dict__') and not isinstance(o, (type, pd.DataFrame, pd.Series)) else ())
+    return sum(_generators(v, seen, depth + 1) for v in kids)
+
+
+@pytest.mark.parametrize('method', [m for m in METHODS if m not in ('dp-syn', 'dp-syn-paper')])
+def test_release_holds_no_generator_and_defaults_to_the_safe_sampler(method, mixed):
+    assert inspect.signature(release).parameters['sampler'].default == 'safe'
+    assert inspect.signature(METHODS[method].__init__).parameters['sampler'].default == 'safe'
+    r = release(mixed, method, 1.0, schema=SCHEMA)
+    assert r.model.sampler == 'safe' and r.model.rng is None
+    assert _generators(r) == 0 and _generators(pickle.loads(pickle.dumps(r))) == 0
 
 
 def test_drafted_schema_refused_unless_allowed(mixed):
@@ -111,7 +150,7 @@ def test_a_new_method_is_one_class_and_one_line(mixed):
     try:
         register(Identity)
         r = release(mixed, 'toy-copy', 1.0, schema=SCHEMA, rng=0)
-        assert 'toy-copy' in methods().index and list(r.data.columns) == list(mixed.columns)
+        assert 'toy-copy' in methods().index and list(r.data.columns) == list(SCHEMA['columns'])
         assert r.data['age'].tolist() == mixed['age'].tolist()
     finally:
         METHODS.pop('toy-copy', None)
