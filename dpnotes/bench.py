@@ -15,14 +15,15 @@ import numpy as np
 import pandas as pd
 from .privacy import as_rng, as_matrix, check_int, check_sampler, gaussian_noise, add_gaussian, safe_grid
 from .data import load_dataset
-from .evaluate import tstr, real_reference, train_test_split_df, auprc
+from .evaluate import tstr, real_reference, train_test_split_df, auprc, table_fidelity
+from .copula import CopulaGauss
 from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
 
 # %% auto #0
-__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'MAX_BINS', 'PEER_METHODS', 'round_up',
-           'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'n_bins', 'discretise', 'undiscretise',
-           'peer_runner', 'find_peers', 'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table',
-           'paired_table']
+__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'COPULA_VARIANTS', 'MAX_BINS', 'PEER_METHODS',
+           'round_up', 'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'bench_schema',
+           'copula_kinds', 'n_bins', 'discretise', 'undiscretise', 'peer_runner', 'find_peers', 'run_peer',
+           'run_benchmark', 'summarise', 'plot_benchmark', 'results_table', 'paired_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
 # WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
@@ -68,6 +69,9 @@ _DOMAIN = {   # data set -> list of (predicate on the column name, (lower, upper
                         (lambda c: '(years)' in c or '(packs/year)' in c or 'Time since' in c, (0, 100), 'years, generous'),
                         (lambda c: c in ('STDs (number)', 'STDs: Number of diagnosis'), (0, 12), '12 STD types listed'),
                         (lambda c: True, (0, 1), 'yes/no')],
+    'clinic_demo': [(_ONE_HOT, (0, 1), 'one-hot'), (lambda c: c == 'age', (0, 120), 'age in years, generous'),
+                    (lambda c: c == 'visits', (0, 100), 'count, generous'), (lambda c: c == 'bmi', (10, 80), 'kg/m², generous'),
+                    (lambda c: c == 'cholesterol', (0, 15), 'mmol/L, generous')],
 }
 
 def public_bounds(name:str, columns, kind:str='doc') -> tuple:
@@ -154,11 +158,32 @@ def marginal_distance(X_real, X_syn) -> float:
 
 _SCORER = {'model': 'rf'}   # the scorer of the data set being run (set by `run_benchmark`; 'rf' = 100 trees)
 
-def _tstr_of(est_X, est_y, Xb, yb, rng):
+_CTX = {}   # the split being run (set by `run_benchmark`): the real training rows and the grid of the fidelity metrics
+
+def _tstr_of(est_X, est_y, Xb, yb, rng, table:bool=True):
+    "TSTR scores, the marginal distance to the test rows and, for a table in the input's units (`table`), its fidelity."
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        return dict(tstr(est_X, est_y, Xb, yb, model=_SCORER['model'], rng=rng), marginal_tvd=marginal_distance(Xb, est_X))
+        out = dict(tstr(est_X, est_y, Xb, yb, model=_SCORER['model'], rng=rng), marginal_tvd=marginal_distance(Xb, est_X))
+    return dict(out, **(_fidelity(est_X, est_y) if table else {}))
 
+# %% ../nbs/80_benchmark.ipynb #cb000001
+def bench_schema(columns, bounds, classes, label:str='__label__') -> dict:
+    "The public grid the fidelity metrics read a design matrix on: every feature numeric on its benchmark bounds, the label categorical."
+    cols = {c: dict(kind='numeric', lower=float(l), upper=float(h)) for c, l, h in zip(columns, *bounds)}
+    cols[label] = dict(kind='categorical', categories=list(classes))
+    return cols
+
+def _fidelity(est_X, est_y) -> dict:
+    "`table_fidelity` of a release against the real training rows of the split being run (prefix `fid_`)."
+    if 'real' not in _CTX: return {}
+    Xa, ya = _CTX['real']; lab = '__label__'
+    R = pd.DataFrame(np.asarray(Xa, float), columns=list(Xa.columns)); R[lab] = np.asarray(ya)
+    S = pd.DataFrame(np.asarray(est_X, float), columns=list(Xa.columns)); S[lab] = np.asarray(est_y)
+    f = table_fidelity(R, S, _CTX['schema'])
+    return {f'fid_{k}': v for k, v in f.items() if k != 'on_bound_real'}
+
+# %% ../nbs/80_benchmark.ipynb #cb000002
 def _m_suffstat(kind='doc', clip_factor=None):
     def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
         b = bounds if kind == 'doc' else public_bounds(name, Xa.columns, 'pow10')
@@ -178,15 +203,16 @@ def _m_gauss(which):
         m = _make(RONGauss, **kw) if which == 'ron' else _make(PCAGauss, pca='analyze_gauss', delta=1e-5, **kw)
         m = m.fit(Xa, ya)
         Xs, ys = m.sample(len(Xa), rng=rng)
-        return _tstr_of(Xs, ys, m.transform(Xb), yb, rng)
+        return _tstr_of(Xs, ys, m.transform(Xb), yb, rng, table=False)
     return run
 
+# %% ../nbs/80_benchmark.ipynb #cb000003
 def _m_dprp(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     from dpnotes.dprp import DPRP
     m = _make(DPRP, epsilon=eps, delta=1e-5, preprocess='bounds', bounds=bounds, classes=classes, allow_constant=True,
               rng=rng, sampler=sampler)
     Xs, ys = m.fit_release(Xa, ya)
-    return _tstr_of(Xs, ys, m.transform(Xb), yb, rng)
+    return _tstr_of(Xs, ys, m.transform(Xb), yb, rng, table=False)
 
 def _m_dpsyn(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     from dpnotes.dpsyn import DPSyn
@@ -199,10 +225,41 @@ def _m_dplr(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     cl = np.asarray(classes)
     return dict(accuracy=float(np.mean(m.predict(Xb) == yb.to_numpy())), auprc=auprc(yb.to_numpy(), m.predict_proba(Xb), cl))
 
+# %% ../nbs/80_benchmark.ipynb #cb000004
+def copula_kinds(name:str, columns) -> dict:
+    "Public kind per design-matrix column: one-hot columns and those the shipped schema calls integer are integers, the rest numeric."
+    try: sch = load_dataset(name).schema.columns
+    except Exception: sch = {}
+    return {c: 'integer' if '=' in c or (c in sch and sch[c].kind == 'integer') else 'numeric' for c in columns}
+
+def _m_copula(kind='doc', **opts):
+    "Runner of `CopulaGauss` on the design matrix (complete: the loader imputes), the label a categorical column."
+    def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
+        b = bounds if kind == 'doc' else public_bounds(name, Xa.columns, 'pow10')
+        kinds, lab = copula_kinds(name, Xa.columns), '__label__'
+        cols = {c: dict(kind=kinds[c], lower=float(l), upper=float(h)) for c, l, h in zip(Xa.columns, *b)}
+        cols[lab] = dict(kind='categorical', categories=list(classes))
+        df = Xa.copy(); df[lab] = np.asarray(ya)
+        t0, c0 = time.perf_counter(), time.process_time()
+        m = CopulaGauss(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler, complete=list(Xa.columns), **opts).fit(df)
+        out = m.sample(len(Xa))
+        fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
+        Xs = out[list(Xa.columns)].astype(float); ys = pd.Series(list(out[lab]), name=getattr(ya, 'name', None)).astype(np.asarray(ya).dtype)
+        return dict(_tstr_of(Xs, ys, Xb, yb, rng), **fit)
+    return run
+
+# %% ../nbs/80_benchmark.ipynb #cb000005
 METHODS = {'SuffStatGauss': _m_suffstat('doc', BENCH_CLIP_FACTOR),
            'SuffStatGauss (pow10 bounds)': _m_suffstat('pow10', BENCH_CLIP_FACTOR),
-           'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr}
-
+           'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr,
+           'Copula': _m_copula()}
+COPULA_VARIANTS = {   # one lever at a time against 'Copula' (pooled, split 0.5, 40 bins, shrink 'auto', κ 1.5, schema bounds)
+    'Copula (per-class)': _m_copula(dependence='per_class'), 'Copula (independent)': _m_copula(dependence='independent'),
+    'Copula (split 0.3)': _m_copula(split=0.3), 'Copula (split 0.7)': _m_copula(split=0.7),
+    'Copula (bins 20)': _m_copula(bins=20), 'Copula (bins 80)': _m_copula(bins=80),
+    'Copula (no shrink)': _m_copula(shrink=0.0), 'Copula (κ 1.0)': _m_copula(clip_factor=1.0),
+    'Copula (pow10 bounds)': _m_copula('pow10'), 'Copula (pow10 + ranges)': _m_copula('pow10', range_share=0.1)}
+METHODS.update(COPULA_VARIANTS)
 
 # %% ../nbs/80_benchmark.ipynb #4c1a0b70
 MAX_BINS = 10
@@ -352,6 +409,7 @@ def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10
             ss = np.random.SeedSequence([seed, zlib.crc32(name.encode()), rep])
             Xa, Xb, ya, yb = train_test_split_df(X, y, rng=np.random.default_rng(ss))
             base = dict(dataset=name, n=len(X), d=X.shape[1], repeat=rep)
+            _CTX.update(real=(Xa, ya), schema=bench_schema(Xa.columns, bounds, classes))
             t0 = time.perf_counter()
             r = real_reference(Xa, ya, Xb, yb, model=_SCORER['model'], rng=np.random.default_rng([seed, rep, 7]))
             maj = float((yb == ya.value_counts().idxmax()).mean())
@@ -376,7 +434,7 @@ def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10
                     rows.append(dict(base, method=meth, **r)); bar.update()
             if checkpoint is not None: pd.DataFrame(rows).to_csv(checkpoint, index=False)
         bar.close()
-    _SCORER['model'] = 'rf'
+    _SCORER['model'] = 'rf'; _CTX.clear()
     return pd.DataFrame(rows)
 
 

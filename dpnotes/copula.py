@@ -16,7 +16,7 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
 
 # %% auto #0
 __all__ = ['HIST_SENSITIVITY', 'SENSITIVITY', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
-           'released_cdf', 'normal_scores', 'upper_vec', 'from_upper_vec', 'shrink_rule', 'to_correlation',
+           'released_cdf', 'normal_scores', 'upper_vec', 'from_upper_vec', 'shrink_rule', 'to_correlation', 'auto_bins',
            'CopulaGauss']
 
 # %% ../nbs/26_copula.ipynb #af85a370
@@ -138,35 +138,43 @@ def to_correlation(S, n:float, shrink:float, floor:float=1e-3) -> np.ndarray:
     s = np.sqrt(np.diag(C))
     return C / np.outer(s, s)
 
-# %% ../nbs/26_copula.ipynb #756dfe2b
-_DEPENDENCE = ('pooled', 'per_class', 'independent')
+# %% ../nbs/26_copula.ipynb #71bfce3f
+def auto_bins(n:int, d:int, rho_h:float, choices=(20, 40, 80)) -> int:
+    "Largest bin count in `choices` with n/B ≥ 2σ_h (a bin's expected count at least twice the histogram noise): public inputs only."
+    sigma = HIST_SENSITIVITY(d) / math.sqrt(2 * rho_h)
+    ok = [b for b in choices if n / b >= 2 * sigma]
+    return max(ok) if ok else min(choices)
+
+# %% ../nbs/26_copula.ipynb #555cdd72
+_DEPENDENCE = ('pooled', 'class_means', 'per_class', 'independent')
 
 class CopulaGauss:
     "DP marginals (noisy histograms on public states, missing as a state) + a Gaussian copula of normal scores, under one zCDP budget."
     released_attributes = ('probs_', 'corr_', 'means_', 'covs_', 'edges_', 'rho_', 'budget_', 'sigmas_', 'shrink_')
-    public_attributes = ('columns_', 'label_', 'states_', 'n_', 'radius_')
+    public_attributes = ('columns_', 'label_', 'states_', 'n_', 'radius_', 'bins_', 'max_states_')
 
     def __init__(self,
                  columns:dict,               # public column specs: name -> {'kind', 'categories'} or {'kind', 'lower', 'upper'}
                  epsilon:float=1.0,          # total ε of `fit`
                  delta:float=1e-5,           # total δ of `fit`
                  label:str|None=None,        # a categorical column with no missing cells (the class for 'per_class')
-                 dependence:str='pooled',    # 'pooled' | 'per_class' | 'independent' (marginals only)
+                 dependence:str='pooled',    # 'pooled' | 'class_means' (+ pooled within-class) | 'per_class' | 'independent'
                  split:float=0.5,            # share of ρ for the histograms (the rest: the dependence)
-                 bins:int=40,                # equal-width bins of a numeric column (a multiple of 20 keeps a 20-bin evaluation aligned)
+                 bins=40,                    # equal-width bins of a numeric column, or 'auto' (`auto_bins`: from n and the noise)
                  max_states:int=128,         # an integer column with at most this many values gets one state per value
                  clip_factor:float=1.5,      # κ of the public radius R = κ√d of a row of normal scores
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
+                 complete=(),                # columns declared (publicly) to have no missing cells: no missing state
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler ('safe': the float-safe discrete Gaussian)
                 ):
         self.columns, self.epsilon, self.delta, self.label, self.dependence = columns, epsilon, delta, label, dependence
         self.split, self.bins, self.max_states, self.clip_factor, self.shrink = split, bins, max_states, clip_factor, shrink
-        self.range_share, self.range_tail, self.rng, self.sampler = range_share, range_tail, rng, sampler
+        self.range_share, self.range_tail, self.rng, self.sampler, self.complete = range_share, range_tail, rng, sampler, complete
 
-# %% ../nbs/26_copula.ipynb #ad35afde
+# %% ../nbs/26_copula.ipynb #5009de21
 @patch
 def _validate(self:CopulaGauss, df):
     "Every check of the parameters and public inputs, in one place; returns the column names."
@@ -176,7 +184,8 @@ def _validate(self:CopulaGauss, df):
     if self.dependence != 'independent' and self.split >= 1: raise ValueError("split: leave a share for the dependence (split < 1)")
     if not 0 <= self.range_share < 1: raise ValueError(f"range_share must lie in [0, 1), got {self.range_share}")
     if not 0 < self.range_tail < 0.5: raise ValueError(f"range_tail must lie in (0, 0.5), got {self.range_tail}")
-    check_int(self.bins, 'bins', minimum=2); check_int(self.max_states, 'max_states'); check_positive(self.clip_factor, 'clip_factor')
+    if self.bins != 'auto': check_int(self.bins, 'bins', minimum=2)
+    check_int(self.max_states, 'max_states'); check_positive(self.clip_factor, 'clip_factor')
     if not (self.shrink == 'auto' or (isinstance(self.shrink, (int, float)) and 0 <= self.shrink <= 1)):
         raise ValueError(f"shrink must be 'auto' or a number in [0, 1], got {self.shrink!r}")
     if not isinstance(df, pd.DataFrame): raise TypeError(f"data must be a pandas DataFrame, got {type(df).__name__}")
@@ -186,11 +195,12 @@ def _validate(self:CopulaGauss, df):
     if absent: raise ValueError(f"data: columns {absent[:5]} of the specs are not in the table")
     if self.label is not None and (self.label not in self.columns or self.columns[self.label].get('kind') != 'categorical'):
         raise ValueError("label: name a categorical column of `columns`")
-    if self.dependence == 'per_class' and self.label is None: raise ValueError("dependence='per_class' needs label=")
+    if self.dependence in ('per_class', 'class_means') and self.label is None: raise ValueError(f"dependence={self.dependence!r} needs label=")
+    if not set(self.complete) <= set(names): raise ValueError("complete: name columns of `columns` only")
     if len(df) < 2: raise ValueError("data: need at least 2 rows")
     return names
 
-# %% ../nbs/26_copula.ipynb #a31e6499
+# %% ../nbs/26_copula.ipynb #a35963d5
 def _range_grid(lo:float, hi:float) -> np.ndarray:
     "Public candidate thresholds inside [lo, hi]: the package's geometric grid there, 100 equal steps, and the bounds."
     g = BOUND_GRID[(BOUND_GRID > lo) & (BOUND_GRID < hi)]
@@ -199,7 +209,7 @@ def _range_grid(lo:float, hi:float) -> np.ndarray:
 @patch
 def _ranges(self:CopulaGauss, df, names, eps_r:float, rng) -> dict:
     "Edges of the binned numeric columns from private ranges (ε_r shared by 2 selections per column)."
-    st0 = {c: column_states(self.columns[c], self.bins, self.max_states) for c in names if c != self.label}
+    st0 = {c: column_states(self.columns[c], self.bins_, self.max_states_) for c in names if c != self.label}
     cols = [c for c, s in st0.items() if s['kind'] == 'bins']
     out = {}
     for c in cols:
@@ -208,14 +218,15 @@ def _ranges(self:CopulaGauss, df, names, eps_r:float, rng) -> dict:
         a = dp_quantile(np.where(np.isnan(x), np.inf, x), self.range_tail, e, g, rng, pull='up')
         b = dp_quantile(np.where(np.isnan(x), -np.inf, x), 1 - self.range_tail, e, g, rng, pull='down')
         a, b = min(a, b), max(a, b)
-        out[c] = np.unique(np.r_[s['lower'], np.linspace(a, b, max(self.bins - 1, 2)), s['upper']])
+        out[c] = np.unique(np.r_[s['lower'], np.linspace(a, b, max(self.bins_ - 1, 2)), s['upper']])
     return out
 
-# %% ../nbs/26_copula.ipynb #2e1352ff
+# %% ../nbs/26_copula.ipynb #d18fbd02
 @patch
 def _states(self:CopulaGauss, names, edges:dict) -> dict:
     "Public states of every column (the label without a missing state)."
-    return {c: column_states(self.columns[c], self.bins, self.max_states, missing=c != self.label, edges=edges.get(c))
+    no_missing = set(self.complete) | {self.label}
+    return {c: column_states(self.columns[c], self.bins_, self.max_states_, missing=c not in no_missing, edges=edges.get(c))
             for c in names}
 
 @patch
@@ -229,7 +240,7 @@ def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
     self.sigmas_['histograms'] = sigma
     return {c: project_simplex(v, self.n_) / self.n_ for c, v in zip(names, parts)}
 
-# %% ../nbs/26_copula.ipynb #9fc14a3a
+# %% ../nbs/26_copula.ipynb #cf00d0e7
 @patch
 def _scores(self:CopulaGauss, codes:dict, pos:dict, cols) -> np.ndarray:
     "Stage 2 input: rows of normal scores through the RELEASED marginals, clipped to the public radius R."
@@ -248,26 +259,27 @@ def _pooled(self:CopulaGauss, Z, rho_c:float, rng):
     self.sigmas_['moments'] = sigma; self.shrink_ = self._lam(sigma, self.n_, d)
     self.corr_ = to_correlation(S, self.n_, self.shrink_)
 
-# %% ../nbs/26_copula.ipynb #5fee75c6
+# %% ../nbs/26_copula.ipynb #088ad2aa
 @patch
 def _per_class(self:CopulaGauss, Z, y, rho_c:float, rng):
-    "Noisy class sums (Δ₂ = 2R) and class second moments (Δ₂ = √2 R²), ρ_c halved between them → class means and covariances."
+    "Noisy class sums (Δ₂ = 2R) and class (or pooled, 'class_means') second moments (Δ₂ = √2 R²), ρ_c halved → class means, covariances."
     k, d = len(self.probs_[self.label]), Z.shape[1]; R = self.radius_
     Ds, Dm = SENSITIVITY['sums'](R, d), SENSITIVITY['moments'](R, d)
     ss, sm = Ds / math.sqrt(rho_c), Dm / math.sqrt(rho_c)          # ρ_c / 2 each: σ = Δ / √(2 ρ_c / 2)
-    sums = np.stack([Z[y == j].sum(0) for j in range(k)])
-    mom = np.concatenate([upper_vec(Z[y == j].T @ Z[y == j]) for j in range(k)])
+    sums = np.stack([Z[y == j].sum(0) for j in range(k)]); pooled = self.dependence == 'class_means'
+    mom = upper_vec(Z.T @ Z) if pooled else np.concatenate([upper_vec(Z[y == j].T @ Z[y == j]) for j in range(k)])
     sums = add_gaussian(sums, ss, rng=rng, sampler=self.sampler, sensitivity=Ds)
-    mom = np.split(add_gaussian(mom, sm, rng=rng, sampler=self.sampler, sensitivity=Dm), k)
+    mom = add_gaussian(mom, sm, rng=rng, sampler=self.sampler, sensitivity=Dm)
     nk = np.maximum(self.probs_[self.label] * self.n_, 1.0)
-    self.sigmas_.update(sums=ss, moments=sm); self.shrink_ = self._lam(sm, float(nk.min()), d)
+    self.sigmas_.update(sums=ss, moments=sm); self.shrink_ = self._lam(sm, float(self.n_ if pooled else nk.min()), d)
     self.means_, self.covs_ = np.clip(sums / nk[:, None], -3, 3), []
-    for j in range(k):
-        C = from_upper_vec(mom[j], d) / nk[j] - np.outer(self.means_[j], self.means_[j])
+    W = (from_upper_vec(mom, d) - sum(nk[j] * np.outer(self.means_[j], self.means_[j]) for j in range(k))) / self.n_ if pooled else None
+    for j, M in enumerate([None] * k if pooled else np.split(mom, k)):
+        C = W if pooled else from_upper_vec(M, d) / nk[j] - np.outer(self.means_[j], self.means_[j])
         sd = np.sqrt(np.clip(np.diag(C), 0.05, 1.5))
-        self.covs_.append(to_correlation(C * nk[j], nk[j], self.shrink_) * np.outer(sd, sd))
+        self.covs_.append(to_correlation(C, 1.0, self.shrink_) * np.outer(sd, sd))
 
-# %% ../nbs/26_copula.ipynb #8b2ffa8b
+# %% ../nbs/26_copula.ipynb #a8137da5
 @patch
 def fit(self:CopulaGauss, df):
     "Release the noisy histograms and the copula of `df`; spends exactly (epsilon, delta)."
@@ -275,13 +287,16 @@ def fit(self:CopulaGauss, df):
     self.columns_, self.label_, self.n_ = names, self.label, len(df)
     g_range, g_fit, self._g_sample = as_rng(self.rng).spawn(3)     # ranges, noise and sampling never share a stream
     eps_r = self.range_share * self.epsilon
+    self.rho_ = copula_rho(self.epsilon - eps_r, self.delta)
+    rho_h = self.rho_ * (1.0 if self.dependence == 'independent' else self.split)
+    self.bins_ = auto_bins(self.n_, len(names), rho_h) if self.bins == 'auto' else int(self.bins)
+    self.max_states_ = self.max_states
     self.edges_ = self._ranges(df, names, eps_r, g_range) if eps_r > 0 else {}
     self.states_ = self._states(names, self.edges_)
     cp = {c: state_codes(df[c].to_numpy(dtype=object) if self.states_[c]['kind'] == 'categorical' else df[c],
                          self.states_[c], c) for c in names}
     codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
-    self.rho_ = copula_rho(self.epsilon - eps_r, self.delta); self.sigmas_, self.corr_, self.means_, self.covs_ = {}, None, None, None
-    rho_h = self.rho_ * (1.0 if self.dependence == 'independent' else self.split)
+    self.sigmas_, self.corr_, self.means_, self.covs_ = {}, None, None, None
     self.budget_ = dict(ranges_epsilon=eps_r, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_h)
     self.probs_ = self._histograms(codes, rho_h, g_fit)
     cols = self._copula_columns()
@@ -294,9 +309,9 @@ def fit(self:CopulaGauss, df):
 
 @patch
 def _copula_columns(self:CopulaGauss) -> list:
-    return [c for c in self.columns_ if not (self.dependence == 'per_class' and c == self.label)]
+    return [c for c in self.columns_ if not (self.dependence in ('per_class', 'class_means') and c == self.label)]
 
-# %% ../nbs/26_copula.ipynb #1d3bcbc5
+# %% ../nbs/26_copula.ipynb #7dbf2d74
 def _decode_column(u, st:dict, p) -> pd.Series:
     "Values of one column from uniforms `u` through its released probabilities `p` (post-processing)."
     F = np.cumsum(p); s = np.clip(np.searchsorted(F, u, side='right'), 0, len(p) - 1)
@@ -312,7 +327,7 @@ def _decode_column(u, st:dict, p) -> pd.Series:
         if st['integer']: x = np.clip(np.rint(x), math.ceil(st['lower']), math.floor(st['upper']))
     return pd.Series(np.where(miss, np.nan, x))
 
-# %% ../nbs/26_copula.ipynb #a1eae641
+# %% ../nbs/26_copula.ipynb #ce7f0218
 @patch
 def _latent(self:CopulaGauss, n:int, rng) -> tuple:
     "(uniforms per copula column, label codes or None) for n rows."
