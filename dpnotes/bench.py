@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect, math, time, warnings, zlib
 from pathlib import Path
 import numpy as np
+from fastcore.basics import patch
 import pandas as pd
 from .privacy import as_rng, as_matrix, check_int, check_sampler, gaussian_noise, add_gaussian, safe_grid
 from .data import load_dataset
@@ -20,10 +21,10 @@ from .copula import CopulaGauss
 from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
 
 # %% auto #0
-__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'COPULA_VARIANTS', 'MAX_BINS', 'PEER_METHODS',
-           'round_up', 'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'bench_schema',
-           'copula_kinds', 'n_bins', 'discretise', 'undiscretise', 'peer_runner', 'find_peers', 'run_peer',
-           'run_benchmark', 'summarise', 'plot_benchmark', 'results_table', 'paired_table']
+__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'COPULA_VARIANTS', 'FIDELITY', 'MAX_BINS',
+           'PEER_METHODS', 'round_up', 'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance',
+           'bench_schema', 'copula_kinds', 'lever_table', 'n_bins', 'discretise', 'undiscretise', 'peer_runner',
+           'find_peers', 'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table', 'paired_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
 # WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
@@ -99,6 +100,8 @@ def logreg_minimiser(R, s, lam:float) -> np.ndarray:
         return val, grad
     return minimize(f, np.zeros(R.shape[1]), jac=True, method='L-BFGS-B', options=dict(gtol=1e-12, ftol=1e-15, maxiter=10_000)).x
 
+
+# %% ../nbs/80_benchmark.ipynb #cb000010
 class DPLogReg:
     "Output-perturbation L2 logistic regression (one-vs-rest), (ε, δ)-DP through the exact zCDP conversion."
     released_attributes = ('coef_',)
@@ -110,34 +113,42 @@ class DPLogReg:
         U = unit_scale(as_matrix(X, 'X')[0], *self._b) - 0.5
         return np.c_[U, np.full(len(U), 0.5)] / (math.sqrt(U.shape[1] + 1) / 2)
 
-    def fit(self, X, y):
-        "Fit and release the noisy coefficients (rng: an int is for tests and teaching; a release should use None)."
-        if self.classes is None: raise ValueError("classes: pass the public list of label values, e.g. classes=[0, 1]")
-        if self.bounds is None: raise ValueError("bounds: pass public (lower, upper) arrays, one entry per column")
-        check_sampler(self.sampler)
-        self.classes_ = np.asarray(list(self.classes))
-        self._b = tuple(np.asarray(b, float) for b in self.bounds)
-        R = self._rows(X); n = len(R)
-        yy = np.asarray(y).ravel()
-        if not np.isin(yy, self.classes_).all(): raise ValueError("y: every label must be in the public classes= list")
-        rho = zcdp_rho(self.epsilon, self.delta)
-        k = len(self.classes_); models = 1 if k == 2 else k
-        self.lam_ = 1 / math.sqrt(n)
-        sigma = gauss_sigma_rho(2 / (n * self.lam_), rho / models)
-        g = as_rng(self.rng)
-        coefs = []
-        for c in (self.classes_[1:] if k == 2 else self.classes_):
-            w = logreg_minimiser(R, np.where(yy == c, 1.0, -1.0), self.lam_)
-            coefs.append(add_gaussian(w, sigma, g, self.sampler, sensitivity=2 / (n * self.lam_)))   # Δ₂ = 2/(nλ)
-        self.coef_ = np.array(coefs)
-        return self
 
-    def predict_proba(self, X) -> np.ndarray:
-        S = 1 / (1 + np.exp(-(self._rows(X) @ self.coef_.T)))
-        if len(self.classes_) == 2: return np.c_[1 - S[:, 0], S[:, 0]]
-        return S / np.maximum(S.sum(1, keepdims=True), 1e-300)
+# %% ../nbs/80_benchmark.ipynb #cb000011
+@patch
+def fit(self:DPLogReg, X, y):
+    "Fit and release the noisy coefficients (rng: an int is for tests and teaching; a release should use None)."
+    if self.classes is None: raise ValueError("classes: pass the public list of label values, e.g. classes=[0, 1]")
+    if self.bounds is None: raise ValueError("bounds: pass public (lower, upper) arrays, one entry per column")
+    check_sampler(self.sampler)
+    self.classes_ = np.asarray(list(self.classes))
+    self._b = tuple(np.asarray(b, float) for b in self.bounds)
+    R = self._rows(X); n = len(R)
+    yy = np.asarray(y).ravel()
+    if not np.isin(yy, self.classes_).all(): raise ValueError("y: every label must be in the public classes= list")
+    rho = zcdp_rho(self.epsilon, self.delta)
+    k = len(self.classes_); models = 1 if k == 2 else k
+    self.lam_ = 1 / math.sqrt(n)
+    sigma = gauss_sigma_rho(2 / (n * self.lam_), rho / models)
+    g = as_rng(self.rng)
+    coefs = []
+    for c in (self.classes_[1:] if k == 2 else self.classes_):
+        w = logreg_minimiser(R, np.where(yy == c, 1.0, -1.0), self.lam_)
+        coefs.append(add_gaussian(w, sigma, g, self.sampler, sensitivity=2 / (n * self.lam_)))   # Δ₂ = 2/(nλ)
+    self.coef_ = np.array(coefs)
+    return self
 
-    def predict(self, X) -> np.ndarray: return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+# %% ../nbs/80_benchmark.ipynb #cb000012
+@patch
+def predict_proba(self:DPLogReg, X) -> np.ndarray:
+    S = 1 / (1 + np.exp(-(self._rows(X) @ self.coef_.T)))
+    if len(self.classes_) == 2: return np.c_[1 - S[:, 0], S[:, 0]]
+    return S / np.maximum(S.sum(1, keepdims=True), 1e-300)
+
+@patch
+def predict(self:DPLogReg, X) -> np.ndarray: return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
 
 # %% ../nbs/80_benchmark.ipynb #befc29e4
 # κ of SuffStatGauss's clipping-radius rule used by the benchmark: chosen on tables that are NOT in the benchmark
@@ -253,13 +264,38 @@ METHODS = {'SuffStatGauss': _m_suffstat('doc', BENCH_CLIP_FACTOR),
            'SuffStatGauss (pow10 bounds)': _m_suffstat('pow10', BENCH_CLIP_FACTOR),
            'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr,
            'Copula': _m_copula()}
-COPULA_VARIANTS = {   # one lever at a time against 'Copula' (pooled, split 0.5, 40 bins, shrink 'auto', κ 1.5, schema bounds)
-    'Copula (per-class)': _m_copula(dependence='per_class'), 'Copula (independent)': _m_copula(dependence='independent'),
+COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split 0.5, 40 bins, shrink 'auto', κ 0.5, schema bounds)
+    'Copula (pooled)': _m_copula(dependence='pooled'), 'Copula (per-class)': _m_copula(dependence='per_class'),
     'Copula (split 0.3)': _m_copula(split=0.3), 'Copula (split 0.7)': _m_copula(split=0.7),
-    'Copula (bins 20)': _m_copula(bins=20), 'Copula (bins 80)': _m_copula(bins=80),
+    'Copula (bins 20)': _m_copula(bins=20), 'Copula (bins auto)': _m_copula(bins='auto'),
     'Copula (no shrink)': _m_copula(shrink=0.0), 'Copula (κ 1.0)': _m_copula(clip_factor=1.0),
     'Copula (pow10 bounds)': _m_copula('pow10'), 'Copula (pow10 + ranges)': _m_copula('pow10', range_share=0.1)}
 METHODS.update(COPULA_VARIANTS)
+
+# %% ../nbs/80_benchmark.ipynb #cb000020
+FIDELITY = ['accuracy', 'fid_tvd_1way', 'fid_tvd_2way', 'fid_corr_diff', 'fid_on_bound']
+
+def lever_table(runs:pd.DataFrame, base:str='Copula', epsilon:float=1.0, metric:str='fid_tvd_2way', others=None) -> pd.DataFrame:
+    """Paired comparison of each variant with `base` on the splits where both finished, per data set: mean difference
+    (variant − base) of `metric` and of accuracy, with standard errors, and the rule's verdict: 'adopt' when the
+    metric is lower by more than 2 SE on at least half the data sets and accuracy is never lower by more than 0.01."""
+    r = runs[np.isclose(runs.epsilon.astype(float), epsilon)]
+    key = ['dataset', 'repeat']
+    b = r[r.method == base].set_index(key)
+    others = [m for m in r.method.unique() if m != base and m.startswith(base)] if others is None else list(others)
+    rows = []
+    for m in others:
+        v = r[r.method == m].set_index(key).join(b, rsuffix='_base', how='inner')
+        for ds, g in v.groupby(level=0):
+            dm, da = g[metric] - g[f'{metric}_base'], g['accuracy'] - g['accuracy_base']
+            se = lambda x: float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float('nan')
+            rows.append(dict(variant=m, dataset=ds, splits=len(g), diff=float(dm.mean()), se=se(dm), acc_diff=float(da.mean()), acc_se=se(da)))
+    t = pd.DataFrame(rows, columns=['variant', 'dataset', 'splits', 'diff', 'se', 'acc_diff', 'acc_se'])
+    if t.empty: return t
+    t['better'] = t['diff'] < -2 * t['se']
+    ok = t.groupby('variant').apply(lambda g: bool(g.better.mean() >= 0.5 and (g.acc_diff >= -0.01).all()), include_groups=False)
+    t['verdict'] = t.variant.map(lambda v: 'adopt' if ok[v] else 'keep default')
+    return t
 
 # %% ../nbs/80_benchmark.ipynb #4c1a0b70
 MAX_BINS = 10
@@ -310,6 +346,38 @@ def find_peers(root=None) -> dict:
     return out
 
 
+# %% ../nbs/80_benchmark.ipynb #cb000015
+def _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta) -> list:
+    "Write a peer's inputs (synthesisers: integer codes from public bounds, the label as its index in the public classes); returns the ε jobs."
+    import json
+    if kind in _SYNTHS:
+        C = discretise(Xa, bounds)
+        C[lab] = pd.Series(ya).map({c: i for i, c in enumerate(cl)}).to_numpy()
+        card = dict(zip(Xa.columns, n_bins(*bounds).tolist())); card[lab] = len(cl)
+        C.to_csv(train, index=False); json.dump(dict(cardinality=card), open(meta, 'w'))
+        return [[e] for e in epsilons]                       # one subprocess per fit: the timeout is per fit
+    T = Xa.copy(); T[lab] = np.asarray(ya); T.to_csv(train, index=False)
+    Xb.to_csv(tmp / 'test.csv', index=False)
+    json.dump(dict(lower=list(map(float, bounds[0])), upper=list(map(float, bounds[1])), label=lab,
+                   classes=[c.item() if hasattr(c, 'item') else c for c in cl]), open(meta, 'w'))
+    return [list(epsilons)]                                  # fast: all ε in one process
+
+def _peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed) -> dict:
+    "The row of one peer fit at ε = `e`: scored like every dpnotes method, or the failure recorded."
+    row = dict(epsilon=float(e), accuracy=np.nan, auprc=np.nan, marginal_tvd=np.nan, fit_seconds=np.nan,
+               fit_cpu_seconds=np.nan, seconds=wall, error=err or 'no output')
+    if float(e) not in done: return row
+    d = done[float(e)]; out = pd.read_csv(d['out'])
+    row.update(fit_seconds=float(d['seconds']), fit_cpu_seconds=float(d.get('cpu_seconds', np.nan)), error='')
+    if kind in _SYNTHS:
+        Xs = undiscretise(out[list(Xa.columns)], bounds); Xs.columns = Xa.columns
+        ys = pd.Series(cl[out[lab].to_numpy()], name=getattr(ya, 'name', None))
+        row.update(_tstr_of(Xs, ys, Xb, yb, np.random.default_rng([seed, 1])))
+    else:
+        P = out.to_numpy(float)
+        row.update(accuracy=float(np.mean(cl[np.argmax(P, 1)] == np.asarray(yb))), auprc=auprc(np.asarray(yb), P, cl))
+    return row
+
 # %% ../nbs/80_benchmark.ipynb #a7d4958c
 def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:int=0, timeout:float=900.0, workdir=None) -> list:
     """Fit peer `name` with the interpreter `python` on one split at each ε and score it like every dpnotes method:
@@ -323,18 +391,7 @@ def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:i
     kind = PEER_METHODS[name][1]; cl = np.asarray(classes); lab = '__label__'
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         tmp = Path(tmp); train = tmp / 'train.csv'; meta = tmp / 'meta.json'
-        if kind in _SYNTHS:   # integer codes from public bounds; the label as its index in the public classes
-            C = discretise(Xa, bounds)
-            C[lab] = pd.Series(ya).map({c: i for i, c in enumerate(cl)}).to_numpy()
-            card = dict(zip(Xa.columns, n_bins(*bounds).tolist())); card[lab] = len(cl)
-            C.to_csv(train, index=False); json.dump(dict(cardinality=card), open(meta, 'w'))
-            jobs = [[e] for e in epsilons]                       # one subprocess per fit: the timeout is per fit
-        else:
-            T = Xa.copy(); T[lab] = np.asarray(ya); T.to_csv(train, index=False)
-            Xb.to_csv(tmp / 'test.csv', index=False)
-            json.dump(dict(lower=list(map(float, bounds[0])), upper=list(map(float, bounds[1])), label=lab,
-                           classes=[c.item() if hasattr(c, 'item') else c for c in cl]), open(meta, 'w'))
-            jobs = [list(epsilons)]                              # fast: all ε in one process
+        jobs = _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta)
         rows = []
         for job in jobs:
             cmd = [str(python), str(peer_runner()), '--method', kind, '--train', str(train), '--meta', str(meta),
@@ -350,22 +407,61 @@ def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:i
             except subprocess.TimeoutExpired:
                 err, done = f'timed out ({4 * timeout:g} s wall per fit)', {}
             wall = (time.perf_counter() - t0) / len(job)
-            for e in job:
-                row = dict(epsilon=float(e), accuracy=np.nan, auprc=np.nan, marginal_tvd=np.nan, fit_seconds=np.nan,
-                           fit_cpu_seconds=np.nan, seconds=wall, error=err or 'no output')
-                if float(e) in done:
-                    d = done[float(e)]; out = pd.read_csv(d['out'])
-                    row.update(fit_seconds=float(d['seconds']), fit_cpu_seconds=float(d.get('cpu_seconds', np.nan)), error='')
-                    if kind in _SYNTHS:
-                        Xs = undiscretise(out[list(Xa.columns)], bounds); Xs.columns = Xa.columns
-                        ys = pd.Series(cl[out[lab].to_numpy()], name=getattr(ya, 'name', None))
-                        row.update(_tstr_of(Xs, ys, Xb, yb, np.random.default_rng([seed, 1])))
-                    else:
-                        P = out.to_numpy(float)
-                        row.update(accuracy=float(np.mean(cl[np.argmax(P, 1)] == np.asarray(yb))), auprc=auprc(np.asarray(yb), P, cl))
-                rows.append(row)
+            rows += [_peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed) for e in job]
         return rows
 
+
+# %% ../nbs/80_benchmark.ipynb #cb000013
+def _bench_args(methods, repeats, skip, limit, only_eps, peers, trees) -> tuple:
+    "Checked arguments of `run_benchmark`: (methods, skip, limit, only_eps, peers, trees); a peer without its python is dropped."
+    methods = list(METHODS) if methods is None else list(methods)
+    bad = [m for m in methods if m not in METHODS]
+    if bad: raise ValueError(f"unknown methods {bad}; choose from {list(METHODS)}")
+    check_int(repeats, 'repeats')
+    skip, limit, only_eps, peers, trees = skip or {}, limit or {}, only_eps or {}, dict(peers or {}), trees or {}
+    badp = [m for m in peers if m not in PEER_METHODS]
+    if badp: raise ValueError(f"unknown peers {badp}; choose from {list(PEER_METHODS)}")
+    for m, py in list(peers.items()):
+        if not Path(py).exists():
+            print(f"skipping peer {m}: no python at {py} (create its venv: benchmarks/peers/README.md)"); peers.pop(m)
+    return methods, skip, limit, only_eps, peers, trees
+
+def _run_one(meth, eps, split, bounds, classes, sampler, name, seed, rep, base) -> dict:
+    "One dpnotes method on one split at one ε: its row (a failure is recorded, never raised: a harness must finish)."
+    Xa, Xb, ya, yb = split
+    t0 = time.perf_counter()
+    g = np.random.default_rng([seed, rep, zlib.crc32(meth.encode()), int(eps * 1000)])
+    try:
+        r = METHODS[meth](float(eps), Xa, ya, Xb, yb, bounds, classes, g, sampler, name=name); err = ''
+    except Exception as e:
+        r, err = dict(accuracy=np.nan, auprc=np.nan), f'{type(e).__name__}: {e}'[:200]
+    return dict(base, method=meth, epsilon=float(eps), seconds=time.perf_counter() - t0, error=err, **r)
+
+# %% ../nbs/80_benchmark.ipynb #cb000014
+def _bench_table(name:str, max_n, seed:int) -> tuple:
+    "(X, y, public bounds, documented classes) of a benchmark table; `max_n`: a seeded public subsample (the method sees only these rows)."
+    ds = load_dataset(name); X, y = ds.X, ds.y
+    if max_n is not None and len(X) > max_n:
+        i = np.sort(np.random.default_rng([seed, zlib.crc32(name.encode())]).choice(len(X), max_n, replace=False))
+        X, y = X.iloc[i].reset_index(drop=True), y.iloc[i].reset_index(drop=True)
+    return X, y, public_bounds(name, X.columns), sorted(ds.label_names)   # documented label values, never read from y
+
+def _references(Xa, Xb, ya, yb, seed:int, rep:int, base:dict) -> list:
+    "The non-private and majority rows of one split."
+    t0 = time.perf_counter()
+    r = real_reference(Xa, ya, Xb, yb, model=_SCORER['model'], rng=np.random.default_rng([seed, rep, 7]))
+    maj = float((yb == ya.value_counts().idxmax()).mean())
+    return [dict(base, method='non-private', epsilon=np.inf, seconds=time.perf_counter() - t0, **r),
+            dict(base, method='majority', epsilon=np.inf, accuracy=maj, auprc=np.nan, seconds=0.0)]
+
+def _peer_rows(meth, python, eps, split, bounds, classes, seed:int, rep:int, base:dict, timeout:float, bar) -> list:
+    "The rows of one peer on one split (its seed from the split and its name)."
+    Xa, Xb, ya, yb = split
+    pseed = int(np.random.default_rng([seed, rep, zlib.crc32(meth.encode())]).integers(2**31 - 1))
+    out = []
+    for r in run_peer(meth, python, eps, Xa, ya, Xb, yb, bounds, classes, seed=pseed, timeout=timeout):
+        out.append(dict(base, method=meth, **r)); bar.update()
+    return out
 
 # %% ../nbs/80_benchmark.ipynb #ffae0616
 def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10, methods=None, max_n:int|None=None,
@@ -381,28 +477,14 @@ def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10
     `checkpoint`: a CSV path rewritten with the rows so far after every split (long runs can be stopped); `first`: start at
     this split (splits depend only on `seed`, the data set and their index, so a stopped run can be continued)."""
     from tqdm.auto import tqdm
-    methods = list(METHODS) if methods is None else list(methods)
-    bad = [m for m in methods if m not in METHODS]
-    if bad: raise ValueError(f"unknown methods {bad}; choose from {list(METHODS)}")
-    check_int(repeats, 'repeats')
-    skip, limit, only_eps, peers, trees = skip or {}, limit or {}, only_eps or {}, dict(peers or {}), trees or {}
     from sklearn.ensemble import RandomForestClassifier
-    badp = [m for m in peers if m not in PEER_METHODS]
-    if badp: raise ValueError(f"unknown peers {badp}; choose from {list(PEER_METHODS)}")
-    for m, py in list(peers.items()):
-        if not Path(py).exists():
-            print(f"skipping peer {m}: no python at {py} (create its venv: benchmarks/peers/README.md)"); peers.pop(m)
+    methods, skip, limit, only_eps, peers, trees = _bench_args(methods, repeats, skip, limit, only_eps, peers, trees)
     eps_of = lambda m: [e for e in epsilons if m not in only_eps or float(e) in map(float, only_eps[m])]
     rows = []
     for name in datasets:
-        ds = load_dataset(name); X, y = ds.X, ds.y
-        if max_n is not None and len(X) > max_n:   # a public subsample of the table (the method sees only these rows)
-            i = np.sort(np.random.default_rng([seed, zlib.crc32(name.encode())]).choice(len(X), max_n, replace=False))
-            X, y = X.iloc[i].reset_index(drop=True), y.iloc[i].reset_index(drop=True)
-        bounds = public_bounds(name, X.columns); classes = sorted(ds.label_names)   # documented label values, never read from y
+        X, y, bounds, classes = _bench_table(name, max_n, seed)
         _SCORER['model'] = RandomForestClassifier(n_estimators=int(trees[name]), n_jobs=1) if name in trees else 'rf'
-        ms = [m for m in methods if name not in skip.get(m, ())]
-        ps = [m for m in peers if name not in skip.get(m, ())]
+        ms, ps = ([m for m in group if name not in skip.get(m, ())] for group in (methods, peers))
         total = sum(max(0, min(repeats, limit.get(m, repeats)) - first) * len(eps_of(m)) for m in ms + ps) + repeats - first
         bar = tqdm(total=total, desc=name, disable=not progress)
         for rep in range(check_int(first, 'first', minimum=0) if first else 0, repeats):
@@ -410,28 +492,13 @@ def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10
             Xa, Xb, ya, yb = train_test_split_df(X, y, rng=np.random.default_rng(ss))
             base = dict(dataset=name, n=len(X), d=X.shape[1], repeat=rep)
             _CTX.update(real=(Xa, ya), schema=bench_schema(Xa.columns, bounds, classes))
-            t0 = time.perf_counter()
-            r = real_reference(Xa, ya, Xb, yb, model=_SCORER['model'], rng=np.random.default_rng([seed, rep, 7]))
-            maj = float((yb == ya.value_counts().idxmax()).mean())
-            rows.append(dict(base, method='non-private', epsilon=np.inf, seconds=time.perf_counter() - t0, **r))
-            rows.append(dict(base, method='majority', epsilon=np.inf, accuracy=maj, auprc=np.nan, seconds=0.0))
-            bar.update()
+            rows += _references(Xa, Xb, ya, yb, seed, rep, base); bar.update()
             for eps in epsilons:
                 for meth in ms:
                     if rep >= limit.get(meth, repeats) or float(eps) not in eps_of(meth): continue
-                    t0 = time.perf_counter()
-                    g = np.random.default_rng([seed, rep, zlib.crc32(meth.encode()), int(eps * 1000)])
-                    try:
-                        r = METHODS[meth](float(eps), Xa, ya, Xb, yb, bounds, classes, g, sampler, name=name); err = ''
-                    except Exception as e:          # a harness must finish: record the failure in the table
-                        r, err = dict(accuracy=np.nan, auprc=np.nan), f'{type(e).__name__}: {e}'[:200]
-                    rows.append(dict(base, method=meth, epsilon=float(eps), seconds=time.perf_counter() - t0, error=err, **r))
-                    bar.update()
-            for meth in ps:
-                if rep >= limit.get(meth, repeats) or not eps_of(meth): continue
-                pseed = int(np.random.default_rng([seed, rep, zlib.crc32(meth.encode())]).integers(2**31 - 1))
-                for r in run_peer(meth, peers[meth], eps_of(meth), Xa, ya, Xb, yb, bounds, classes, seed=pseed, timeout=peer_timeout):
-                    rows.append(dict(base, method=meth, **r)); bar.update()
+                    rows.append(_run_one(meth, eps, (Xa, Xb, ya, yb), bounds, classes, sampler, name, seed, rep, base)); bar.update()
+            for meth in [m for m in ps if rep < limit.get(m, repeats) and eps_of(m)]:
+                rows += _peer_rows(meth, peers[meth], eps_of(meth), (Xa, Xb, ya, yb), bounds, classes, seed, rep, base, peer_timeout, bar)
             if checkpoint is not None: pd.DataFrame(rows).to_csv(checkpoint, index=False)
         bar.close()
     _SCORER['model'] = 'rf'; _CTX.clear()

@@ -145,24 +145,24 @@ def auto_bins(n:int, d:int, rho_h:float, choices=(20, 40, 80)) -> int:
     ok = [b for b in choices if n / b >= 2 * sigma]
     return max(ok) if ok else min(choices)
 
-# %% ../nbs/26_copula.ipynb #555cdd72
-_DEPENDENCE = ('pooled', 'class_means', 'per_class', 'independent')
+# %% ../nbs/26_copula.ipynb #e6d3072a
+_DEPENDENCE = ('auto', 'pooled', 'class_means', 'per_class', 'independent')
 
 class CopulaGauss:
     "DP marginals (noisy histograms on public states, missing as a state) + a Gaussian copula of normal scores, under one zCDP budget."
     released_attributes = ('probs_', 'corr_', 'means_', 'covs_', 'edges_', 'rho_', 'budget_', 'sigmas_', 'shrink_')
-    public_attributes = ('columns_', 'label_', 'states_', 'n_', 'radius_', 'bins_', 'max_states_')
+    public_attributes = ('columns_', 'label_', 'states_', 'n_', 'radius_', 'bins_', 'max_states_', 'dependence_')
 
     def __init__(self,
                  columns:dict,               # public column specs: name -> {'kind', 'categories'} or {'kind', 'lower', 'upper'}
                  epsilon:float=1.0,          # total ε of `fit`
                  delta:float=1e-5,           # total δ of `fit`
                  label:str|None=None,        # a categorical column with no missing cells (the class for 'per_class')
-                 dependence:str='pooled',    # 'pooled' | 'class_means' (+ pooled within-class) | 'per_class' | 'independent'
+                 dependence:str='auto',      # 'auto' ('class_means' with a label, else 'pooled') | 'pooled' | 'class_means' | 'per_class' | 'independent'
                  split:float=0.5,            # share of ρ for the histograms (the rest: the dependence)
                  bins=40,                    # equal-width bins of a numeric column, or 'auto' (`auto_bins`: from n and the noise)
                  max_states:int=128,         # an integer column with at most this many values gets one state per value
-                 clip_factor:float=1.5,      # κ of the public radius R = κ√d of a row of normal scores
+                 clip_factor:float=0.5,      # κ of the public radius R = κ√d of a row of normal scores
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
@@ -266,7 +266,7 @@ def _per_class(self:CopulaGauss, Z, y, rho_c:float, rng):
     k, d = len(self.probs_[self.label]), Z.shape[1]; R = self.radius_
     Ds, Dm = SENSITIVITY['sums'](R, d), SENSITIVITY['moments'](R, d)
     ss, sm = Ds / math.sqrt(rho_c), Dm / math.sqrt(rho_c)          # ρ_c / 2 each: σ = Δ / √(2 ρ_c / 2)
-    sums = np.stack([Z[y == j].sum(0) for j in range(k)]); pooled = self.dependence == 'class_means'
+    sums = np.stack([Z[y == j].sum(0) for j in range(k)]); pooled = self.dependence_ == 'class_means'
     mom = upper_vec(Z.T @ Z) if pooled else np.concatenate([upper_vec(Z[y == j].T @ Z[y == j]) for j in range(k)])
     sums = add_gaussian(sums, ss, rng=rng, sampler=self.sampler, sensitivity=Ds)
     mom = add_gaussian(mom, sm, rng=rng, sampler=self.sampler, sensitivity=Dm)
@@ -285,10 +285,11 @@ def fit(self:CopulaGauss, df):
     "Release the noisy histograms and the copula of `df`; spends exactly (epsilon, delta)."
     names = self._validate(df)
     self.columns_, self.label_, self.n_ = names, self.label, len(df)
+    self.dependence_ = ('class_means' if self.label is not None else 'pooled') if self.dependence == 'auto' else self.dependence
     g_range, g_fit, self._g_sample = as_rng(self.rng).spawn(3)     # ranges, noise and sampling never share a stream
     eps_r = self.range_share * self.epsilon
     self.rho_ = copula_rho(self.epsilon - eps_r, self.delta)
-    rho_h = self.rho_ * (1.0 if self.dependence == 'independent' else self.split)
+    rho_h = self.rho_ * (1.0 if self.dependence_ == 'independent' else self.split)
     self.bins_ = auto_bins(self.n_, len(names), rho_h) if self.bins == 'auto' else int(self.bins)
     self.max_states_ = self.max_states
     self.edges_ = self._ranges(df, names, eps_r, g_range) if eps_r > 0 else {}
@@ -301,15 +302,15 @@ def fit(self:CopulaGauss, df):
     self.probs_ = self._histograms(codes, rho_h, g_fit)
     cols = self._copula_columns()
     self.radius_ = self.clip_factor * math.sqrt(len(cols)); self.shrink_ = 0.0
-    if self.dependence == 'independent' or not cols: return self
+    if self.dependence_ == 'independent' or not cols: return self
     Z = self._scores(codes, pos, cols)
-    if self.dependence == 'pooled': self._pooled(Z, self.rho_ - rho_h, g_fit)
+    if self.dependence_ == 'pooled': self._pooled(Z, self.rho_ - rho_h, g_fit)
     else: self._per_class(Z, codes[self.label], self.rho_ - rho_h, g_fit)
     return self
 
 @patch
 def _copula_columns(self:CopulaGauss) -> list:
-    return [c for c in self.columns_ if not (self.dependence in ('per_class', 'class_means') and c == self.label)]
+    return [c for c in self.columns_ if not (self.dependence_ in ('per_class', 'class_means') and c == self.label)]
 
 # %% ../nbs/26_copula.ipynb #7dbf2d74
 def _decode_column(u, st:dict, p) -> pd.Series:
@@ -332,8 +333,8 @@ def _decode_column(u, st:dict, p) -> pd.Series:
 def _latent(self:CopulaGauss, n:int, rng) -> tuple:
     "(uniforms per copula column, label codes or None) for n rows."
     cols = self._copula_columns()
-    if self.dependence == 'independent' or not cols: return rng.uniform(size=(n, len(cols))), None
-    if self.dependence == 'pooled': return ndtr(rng.multivariate_normal(np.zeros(len(cols)), self.corr_, size=n, method='eigh')), None
+    if self.dependence_ == 'independent' or not cols: return rng.uniform(size=(n, len(cols))), None
+    if self.dependence_ == 'pooled': return ndtr(rng.multivariate_normal(np.zeros(len(cols)), self.corr_, size=n, method='eigh')), None
     y = rng.choice(len(self.means_), size=n, p=self.probs_[self.label] / self.probs_[self.label].sum())
     Z = np.zeros((n, len(cols)))
     for j in range(len(self.means_)):

@@ -623,8 +623,8 @@ class CopulaRelease(Method):
     released_attributes = ('ledger_', 'model_')
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'safe', dependence: str = 'pooled', split: float = 0.5, bins: int = 40,
-                 clip_factor: float = 1.5, shrink='auto', range_share: float = 0.0):
+                 sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins=40,
+                 clip_factor: float = 0.5, shrink='auto', range_share: float = 0.0):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.dependence, self.split, self.bins, self.clip_factor = dependence, split, bins, clip_factor
         self.shrink, self.range_share = shrink, range_share
