@@ -629,11 +629,11 @@ class CopulaRelease(Method):
         self.dependence, self.split, self.bins, self.clip_factor = dependence, split, bins, clip_factor
         self.shrink, self.range_share = shrink, range_share
 
-    def _prepare(self, data, label=None):
-        "The base checks and encoding, and the caller's own columns (kept only until `_fit` has used them)."
-        E, y = _method_prepare(self, data, label)
-        self._frame = _frame_of(data, label)[0]
-        return E, y
+    def fit(self, data, label=None, allow_drafted: bool = False):
+        "As `Method.fit`, with the caller's own columns kept for `_fit` only (dropped on return and on any error)."
+        self._frame = None if is_dask(data) else _frame_of(data, label)[0]
+        try: return Method.fit(self, data, label, allow_drafted)
+        finally: self._frame = None
 
     def _fit(self, E, y, eps, delta, sampler, rng):
         df, self._frame = self._frame, None                  # the private frame is dropped before anything is returned
