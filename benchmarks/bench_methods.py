@@ -22,10 +22,11 @@ import pandas as pd
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from dpnotes.bench import METHODS, PEER_METHODS, find_peers, plot_benchmark, run_benchmark, summarise  # noqa: E402
+from dpnotes.bench import (METHODS, PEER_METHODS, FIDELITY, find_peers, lever_table, plot_benchmark, run_benchmark,  # noqa: E402
+                           summarise)
 
 RESULTS = ROOT / 'data' / 'results'
-DATASETS = ['wdbc', 'indian_liver', 'dermatology', 'cervical_cancer', 'spambase', 'adult']
+DATASETS = ['wdbc', 'indian_liver', 'dermatology', 'cervical_cancer', 'spambase', 'adult', 'clinic_demo']
 OURS = ('SuffStatGauss', 'SuffStatGauss (pow10 bounds)')
 PAPER = ('RON-Gauss', 'PCA-Gauss', 'DPRP', 'DP-SYN')
 
@@ -63,6 +64,25 @@ def report(summary: pd.DataFrame) -> None:
     print(pd.DataFrame({'seconds': secs.round(2), 'ratio': (secs / secs.get('SuffStatGauss', np.nan)).round(1)}).to_string())
 
 
+def fidelity_report(runs: pd.DataFrame, out: Path | None = None) -> pd.DataFrame:
+    "Mean TSTR accuracy and table fidelity at eps = 1 per (data set, method), the copula levers by the rule, and a CSV."
+    r = runs[runs.epsilon == 1] if 'fid_tvd_1way' in runs.columns else runs.iloc[:0]
+    if r.empty: return r
+    cols = [c for c in FIDELITY if c in r.columns]
+    t = r.groupby(['dataset', 'method'])[cols].agg(['mean', 'count']).round(4)
+    t.columns = [f'{a}_{b}' if b != 'mean' else a for a, b in t.columns]
+    t = t.reset_index()
+    print('\ntable fidelity at eps = 1 (real training rows vs release; 20 bins, 10 x 10 for pairs)')
+    print(t.pivot_table(index='method', columns='dataset', values='fid_tvd_1way').round(3).to_string())
+    print(t.pivot_table(index='method', columns='dataset', values='fid_tvd_2way').round(3).to_string())
+    lt = lever_table(runs)
+    if len(lt): print('\ncopula levers (2-way TVD, paired on common splits):\n' + lt.round(4).to_string())
+    if out is not None:
+        t.to_csv(out, index=False)
+        if len(lt): lt.to_csv(out.with_name(out.stem + '_levers.csv'), index=False)
+    return t
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('--quick', action='store_true', help='small run: WDBC, eps 1 and 8, 2 splits, fast methods')
@@ -87,6 +107,7 @@ def main(argv=None):
     p.add_argument('--fill-from', nargs='*', type=Path, default=[],
                    help='earlier per-split files: their rows fill (data set, table size, split, method, eps) keys the merged parts lack')
     p.add_argument('--out', type=Path, default=RESULTS / 'bench_methods.csv')
+    p.add_argument('--fidelity-only', action='store_true', help='with --merge: only print and write the fidelity tables (bench_fidelity.csv)')
     a = p.parse_args(argv)
     if a.merge:
         key = ['dataset', 'n', 'repeat', 'method', 'epsilon']
@@ -112,6 +133,8 @@ def main(argv=None):
                              checkpoint=a.runs_out, first=a.first)
         if a.runs_out is not None:
             runs.to_csv(a.runs_out, index=False); print(f'wrote {a.runs_out}'); return
+    if a.fidelity_only:
+        fidelity_report(runs, a.out.with_name('bench_fidelity.csv')); return
     summary = summarise(runs)
     bad = runs.error.astype(str).replace('nan', '') != '' if 'error' in runs.columns else pd.Series(False, index=runs.index)
     if bad.any():
@@ -121,6 +144,7 @@ def main(argv=None):
     summary.to_csv(a.out, index=False)
     plot_benchmark(summary, a.out.with_suffix('.png'))
     report(summary)
+    fidelity_report(runs, a.out.with_name('bench_fidelity.csv'))
     print(f'\nwrote {a.out}, {a.out.with_name(a.out.stem + "_runs.csv")} and {a.out.with_suffix(".png")}')
 
 

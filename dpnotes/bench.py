@@ -12,17 +12,19 @@ from __future__ import annotations
 import inspect, math, time, warnings, zlib
 from pathlib import Path
 import numpy as np
+from fastcore.basics import patch
 import pandas as pd
 from .privacy import as_rng, as_matrix, check_int, check_sampler, gaussian_noise, add_gaussian, safe_grid
 from .data import load_dataset
-from .evaluate import tstr, real_reference, train_test_split_df, auprc
+from .evaluate import tstr, real_reference, train_test_split_df, auprc, table_fidelity
+from .copula import CopulaGauss
 from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
 
 # %% auto #0
-__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'MAX_BINS', 'PEER_METHODS', 'round_up',
-           'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'n_bins', 'discretise', 'undiscretise',
-           'peer_runner', 'find_peers', 'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table',
-           'paired_table']
+__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'COPULA_VARIANTS', 'FIDELITY', 'MAX_BINS',
+           'PEER_METHODS', 'round_up', 'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance',
+           'bench_schema', 'copula_kinds', 'lever_table', 'n_bins', 'discretise', 'undiscretise', 'peer_runner',
+           'find_peers', 'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table', 'paired_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
 # WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
@@ -68,6 +70,9 @@ _DOMAIN = {   # data set -> list of (predicate on the column name, (lower, upper
                         (lambda c: '(years)' in c or '(packs/year)' in c or 'Time since' in c, (0, 100), 'years, generous'),
                         (lambda c: c in ('STDs (number)', 'STDs: Number of diagnosis'), (0, 12), '12 STD types listed'),
                         (lambda c: True, (0, 1), 'yes/no')],
+    'clinic_demo': [(_ONE_HOT, (0, 1), 'one-hot'), (lambda c: c == 'age', (0, 120), 'age in years, generous'),
+                    (lambda c: c == 'visits', (0, 100), 'count, generous'), (lambda c: c == 'bmi', (10, 80), 'kg/m², generous'),
+                    (lambda c: c == 'cholesterol', (0, 15), 'mmol/L, generous')],
 }
 
 def public_bounds(name:str, columns, kind:str='doc') -> tuple:
@@ -95,6 +100,8 @@ def logreg_minimiser(R, s, lam:float) -> np.ndarray:
         return val, grad
     return minimize(f, np.zeros(R.shape[1]), jac=True, method='L-BFGS-B', options=dict(gtol=1e-12, ftol=1e-15, maxiter=10_000)).x
 
+
+# %% ../nbs/80_benchmark.ipynb #cb000010
 class DPLogReg:
     "Output-perturbation L2 logistic regression (one-vs-rest), (ε, δ)-DP through the exact zCDP conversion."
     released_attributes = ('coef_',)
@@ -106,34 +113,42 @@ class DPLogReg:
         U = unit_scale(as_matrix(X, 'X')[0], *self._b) - 0.5
         return np.c_[U, np.full(len(U), 0.5)] / (math.sqrt(U.shape[1] + 1) / 2)
 
-    def fit(self, X, y):
-        "Fit and release the noisy coefficients (rng: an int is for tests and teaching; a release should use None)."
-        if self.classes is None: raise ValueError("classes: pass the public list of label values, e.g. classes=[0, 1]")
-        if self.bounds is None: raise ValueError("bounds: pass public (lower, upper) arrays, one entry per column")
-        check_sampler(self.sampler)
-        self.classes_ = np.asarray(list(self.classes))
-        self._b = tuple(np.asarray(b, float) for b in self.bounds)
-        R = self._rows(X); n = len(R)
-        yy = np.asarray(y).ravel()
-        if not np.isin(yy, self.classes_).all(): raise ValueError("y: every label must be in the public classes= list")
-        rho = zcdp_rho(self.epsilon, self.delta)
-        k = len(self.classes_); models = 1 if k == 2 else k
-        self.lam_ = 1 / math.sqrt(n)
-        sigma = gauss_sigma_rho(2 / (n * self.lam_), rho / models)
-        g = as_rng(self.rng)
-        coefs = []
-        for c in (self.classes_[1:] if k == 2 else self.classes_):
-            w = logreg_minimiser(R, np.where(yy == c, 1.0, -1.0), self.lam_)
-            coefs.append(add_gaussian(w, sigma, g, self.sampler, sensitivity=2 / (n * self.lam_)))   # Δ₂ = 2/(nλ)
-        self.coef_ = np.array(coefs)
-        return self
 
-    def predict_proba(self, X) -> np.ndarray:
-        S = 1 / (1 + np.exp(-(self._rows(X) @ self.coef_.T)))
-        if len(self.classes_) == 2: return np.c_[1 - S[:, 0], S[:, 0]]
-        return S / np.maximum(S.sum(1, keepdims=True), 1e-300)
+# %% ../nbs/80_benchmark.ipynb #cb000011
+@patch
+def fit(self:DPLogReg, X, y):
+    "Fit and release the noisy coefficients (rng: an int is for tests and teaching; a release should use None)."
+    if self.classes is None: raise ValueError("classes: pass the public list of label values, e.g. classes=[0, 1]")
+    if self.bounds is None: raise ValueError("bounds: pass public (lower, upper) arrays, one entry per column")
+    check_sampler(self.sampler)
+    self.classes_ = np.asarray(list(self.classes))
+    self._b = tuple(np.asarray(b, float) for b in self.bounds)
+    R = self._rows(X); n = len(R)
+    yy = np.asarray(y).ravel()
+    if not np.isin(yy, self.classes_).all(): raise ValueError("y: every label must be in the public classes= list")
+    rho = zcdp_rho(self.epsilon, self.delta)
+    k = len(self.classes_); models = 1 if k == 2 else k
+    self.lam_ = 1 / math.sqrt(n)
+    sigma = gauss_sigma_rho(2 / (n * self.lam_), rho / models)
+    g = as_rng(self.rng)
+    coefs = []
+    for c in (self.classes_[1:] if k == 2 else self.classes_):
+        w = logreg_minimiser(R, np.where(yy == c, 1.0, -1.0), self.lam_)
+        coefs.append(add_gaussian(w, sigma, g, self.sampler, sensitivity=2 / (n * self.lam_)))   # Δ₂ = 2/(nλ)
+    self.coef_ = np.array(coefs)
+    return self
 
-    def predict(self, X) -> np.ndarray: return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+# %% ../nbs/80_benchmark.ipynb #cb000012
+@patch
+def predict_proba(self:DPLogReg, X) -> np.ndarray:
+    S = 1 / (1 + np.exp(-(self._rows(X) @ self.coef_.T)))
+    if len(self.classes_) == 2: return np.c_[1 - S[:, 0], S[:, 0]]
+    return S / np.maximum(S.sum(1, keepdims=True), 1e-300)
+
+@patch
+def predict(self:DPLogReg, X) -> np.ndarray: return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
 
 # %% ../nbs/80_benchmark.ipynb #befc29e4
 # κ of SuffStatGauss's clipping-radius rule used by the benchmark: chosen on tables that are NOT in the benchmark
@@ -154,11 +169,32 @@ def marginal_distance(X_real, X_syn) -> float:
 
 _SCORER = {'model': 'rf'}   # the scorer of the data set being run (set by `run_benchmark`; 'rf' = 100 trees)
 
-def _tstr_of(est_X, est_y, Xb, yb, rng):
+_CTX = {}   # the split being run (set by `run_benchmark`): the real training rows and the grid of the fidelity metrics
+
+def _tstr_of(est_X, est_y, Xb, yb, rng, table:bool=True):
+    "TSTR scores, the marginal distance to the test rows and, for a table in the input's units (`table`), its fidelity."
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        return dict(tstr(est_X, est_y, Xb, yb, model=_SCORER['model'], rng=rng), marginal_tvd=marginal_distance(Xb, est_X))
+        out = dict(tstr(est_X, est_y, Xb, yb, model=_SCORER['model'], rng=rng), marginal_tvd=marginal_distance(Xb, est_X))
+    return dict(out, **(_fidelity(est_X, est_y) if table else {}))
 
+# %% ../nbs/80_benchmark.ipynb #cb000001
+def bench_schema(columns, bounds, classes, label:str='__label__') -> dict:
+    "The public grid the fidelity metrics read a design matrix on: every feature numeric on its benchmark bounds, the label categorical."
+    cols = {c: dict(kind='numeric', lower=float(l), upper=float(h)) for c, l, h in zip(columns, *bounds)}
+    cols[label] = dict(kind='categorical', categories=list(classes))
+    return cols
+
+def _fidelity(est_X, est_y) -> dict:
+    "`table_fidelity` of a release against the real training rows of the split being run (prefix `fid_`)."
+    if 'real' not in _CTX: return {}
+    Xa, ya = _CTX['real']; lab = '__label__'
+    R = pd.DataFrame(np.asarray(Xa, float), columns=list(Xa.columns)); R[lab] = np.asarray(ya)
+    S = pd.DataFrame(np.asarray(est_X, float), columns=list(Xa.columns)); S[lab] = np.asarray(est_y)
+    f = table_fidelity(R, S, _CTX['schema'])
+    return {f'fid_{k}': v for k, v in f.items() if k != 'on_bound_real'}
+
+# %% ../nbs/80_benchmark.ipynb #cb000002
 def _m_suffstat(kind='doc', clip_factor=None):
     def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
         b = bounds if kind == 'doc' else public_bounds(name, Xa.columns, 'pow10')
@@ -178,15 +214,16 @@ def _m_gauss(which):
         m = _make(RONGauss, **kw) if which == 'ron' else _make(PCAGauss, pca='analyze_gauss', delta=1e-5, **kw)
         m = m.fit(Xa, ya)
         Xs, ys = m.sample(len(Xa), rng=rng)
-        return _tstr_of(Xs, ys, m.transform(Xb), yb, rng)
+        return _tstr_of(Xs, ys, m.transform(Xb), yb, rng, table=False)
     return run
 
+# %% ../nbs/80_benchmark.ipynb #cb000003
 def _m_dprp(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     from dpnotes.dprp import DPRP
     m = _make(DPRP, epsilon=eps, delta=1e-5, preprocess='bounds', bounds=bounds, classes=classes, allow_constant=True,
               rng=rng, sampler=sampler)
     Xs, ys = m.fit_release(Xa, ya)
-    return _tstr_of(Xs, ys, m.transform(Xb), yb, rng)
+    return _tstr_of(Xs, ys, m.transform(Xb), yb, rng, table=False)
 
 def _m_dpsyn(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     from dpnotes.dpsyn import DPSyn
@@ -199,10 +236,66 @@ def _m_dplr(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     cl = np.asarray(classes)
     return dict(accuracy=float(np.mean(m.predict(Xb) == yb.to_numpy())), auprc=auprc(yb.to_numpy(), m.predict_proba(Xb), cl))
 
+# %% ../nbs/80_benchmark.ipynb #cb000004
+def copula_kinds(name:str, columns) -> dict:
+    "Public kind per design-matrix column: one-hot columns and those the shipped schema calls integer are integers, the rest numeric."
+    try: sch = load_dataset(name).schema.columns
+    except Exception: sch = {}
+    return {c: 'integer' if '=' in c or (c in sch and sch[c].kind == 'integer') else 'numeric' for c in columns}
+
+def _m_copula(kind='doc', **opts):
+    "Runner of `CopulaGauss` on the design matrix (complete: the loader imputes), the label a categorical column."
+    def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
+        b = bounds if kind == 'doc' else public_bounds(name, Xa.columns, 'pow10')
+        kinds, lab = copula_kinds(name, Xa.columns), '__label__'
+        cols = {c: dict(kind=kinds[c], lower=float(l), upper=float(h)) for c, l, h in zip(Xa.columns, *b)}
+        cols[lab] = dict(kind='categorical', categories=list(classes))
+        df = Xa.copy(); df[lab] = np.asarray(ya)
+        t0, c0 = time.perf_counter(), time.process_time()
+        m = CopulaGauss(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler, complete=list(Xa.columns), **opts).fit(df)
+        out = m.sample(len(Xa))
+        fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
+        Xs = out[list(Xa.columns)].astype(float); ys = pd.Series(list(out[lab]), name=getattr(ya, 'name', None)).astype(np.asarray(ya).dtype)
+        return dict(_tstr_of(Xs, ys, Xb, yb, rng), **fit)
+    return run
+
+# %% ../nbs/80_benchmark.ipynb #cb000005
 METHODS = {'SuffStatGauss': _m_suffstat('doc', BENCH_CLIP_FACTOR),
            'SuffStatGauss (pow10 bounds)': _m_suffstat('pow10', BENCH_CLIP_FACTOR),
-           'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr}
+           'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr,
+           'Copula': _m_copula()}
+COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split 0.5, 40 bins, shrink 'auto', κ 0.5, schema bounds)
+    'Copula (pooled)': _m_copula(dependence='pooled'), 'Copula (per-class)': _m_copula(dependence='per_class'),
+    'Copula (split 0.3)': _m_copula(split=0.3), 'Copula (split 0.7)': _m_copula(split=0.7),
+    'Copula (bins 20)': _m_copula(bins=20), 'Copula (bins auto)': _m_copula(bins='auto'),
+    'Copula (no shrink)': _m_copula(shrink=0.0), 'Copula (κ 1.0)': _m_copula(clip_factor=1.0),
+    'Copula (pow10 bounds)': _m_copula('pow10'), 'Copula (pow10 + ranges)': _m_copula('pow10', range_share=0.1)}
+METHODS.update(COPULA_VARIANTS)
 
+# %% ../nbs/80_benchmark.ipynb #cb000020
+FIDELITY = ['accuracy', 'fid_tvd_1way', 'fid_tvd_2way', 'fid_corr_diff', 'fid_on_bound']
+
+def lever_table(runs:pd.DataFrame, base:str='Copula', epsilon:float=1.0, metric:str='fid_tvd_2way', others=None) -> pd.DataFrame:
+    """Paired comparison of each variant with `base` on the splits where both finished, per data set: mean difference
+    (variant − base) of `metric` and of accuracy, with standard errors, and the rule's verdict: 'adopt' when the
+    metric is lower by more than 2 SE on at least half the data sets and accuracy is never lower by more than 0.01."""
+    r = runs[np.isclose(runs.epsilon.astype(float), epsilon)]
+    key = ['dataset', 'repeat']
+    b = r[r.method == base].set_index(key)
+    others = [m for m in r.method.unique() if m != base and m.startswith(base)] if others is None else list(others)
+    rows = []
+    for m in others:
+        v = r[r.method == m].set_index(key).join(b, rsuffix='_base', how='inner')
+        for ds, g in v.groupby(level=0):
+            dm, da = g[metric] - g[f'{metric}_base'], g['accuracy'] - g['accuracy_base']
+            se = lambda x: float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float('nan')
+            rows.append(dict(variant=m, dataset=ds, splits=len(g), diff=float(dm.mean()), se=se(dm), acc_diff=float(da.mean()), acc_se=se(da)))
+    t = pd.DataFrame(rows, columns=['variant', 'dataset', 'splits', 'diff', 'se', 'acc_diff', 'acc_se'])
+    if t.empty: return t
+    t['better'] = t['diff'] < -2 * t['se']
+    ok = t.groupby('variant').apply(lambda g: bool(g.better.mean() >= 0.5 and (g.acc_diff >= -0.01).all()), include_groups=False)
+    t['verdict'] = t.variant.map(lambda v: 'adopt' if ok[v] else 'keep default')
+    return t
 
 # %% ../nbs/80_benchmark.ipynb #4c1a0b70
 MAX_BINS = 10
@@ -253,6 +346,38 @@ def find_peers(root=None) -> dict:
     return out
 
 
+# %% ../nbs/80_benchmark.ipynb #cb000015
+def _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta) -> list:
+    "Write a peer's inputs (synthesisers: integer codes from public bounds, the label as its index in the public classes); returns the ε jobs."
+    import json
+    if kind in _SYNTHS:
+        C = discretise(Xa, bounds)
+        C[lab] = pd.Series(ya).map({c: i for i, c in enumerate(cl)}).to_numpy()
+        card = dict(zip(Xa.columns, n_bins(*bounds).tolist())); card[lab] = len(cl)
+        C.to_csv(train, index=False); json.dump(dict(cardinality=card), open(meta, 'w'))
+        return [[e] for e in epsilons]                       # one subprocess per fit: the timeout is per fit
+    T = Xa.copy(); T[lab] = np.asarray(ya); T.to_csv(train, index=False)
+    Xb.to_csv(tmp / 'test.csv', index=False)
+    json.dump(dict(lower=list(map(float, bounds[0])), upper=list(map(float, bounds[1])), label=lab,
+                   classes=[c.item() if hasattr(c, 'item') else c for c in cl]), open(meta, 'w'))
+    return [list(epsilons)]                                  # fast: all ε in one process
+
+def _peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed) -> dict:
+    "The row of one peer fit at ε = `e`: scored like every dpnotes method, or the failure recorded."
+    row = dict(epsilon=float(e), accuracy=np.nan, auprc=np.nan, marginal_tvd=np.nan, fit_seconds=np.nan,
+               fit_cpu_seconds=np.nan, seconds=wall, error=err or 'no output')
+    if float(e) not in done: return row
+    d = done[float(e)]; out = pd.read_csv(d['out'])
+    row.update(fit_seconds=float(d['seconds']), fit_cpu_seconds=float(d.get('cpu_seconds', np.nan)), error='')
+    if kind in _SYNTHS:
+        Xs = undiscretise(out[list(Xa.columns)], bounds); Xs.columns = Xa.columns
+        ys = pd.Series(cl[out[lab].to_numpy()], name=getattr(ya, 'name', None))
+        row.update(_tstr_of(Xs, ys, Xb, yb, np.random.default_rng([seed, 1])))
+    else:
+        P = out.to_numpy(float)
+        row.update(accuracy=float(np.mean(cl[np.argmax(P, 1)] == np.asarray(yb))), auprc=auprc(np.asarray(yb), P, cl))
+    return row
+
 # %% ../nbs/80_benchmark.ipynb #a7d4958c
 def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:int=0, timeout:float=900.0, workdir=None) -> list:
     """Fit peer `name` with the interpreter `python` on one split at each ε and score it like every dpnotes method:
@@ -266,18 +391,7 @@ def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:i
     kind = PEER_METHODS[name][1]; cl = np.asarray(classes); lab = '__label__'
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         tmp = Path(tmp); train = tmp / 'train.csv'; meta = tmp / 'meta.json'
-        if kind in _SYNTHS:   # integer codes from public bounds; the label as its index in the public classes
-            C = discretise(Xa, bounds)
-            C[lab] = pd.Series(ya).map({c: i for i, c in enumerate(cl)}).to_numpy()
-            card = dict(zip(Xa.columns, n_bins(*bounds).tolist())); card[lab] = len(cl)
-            C.to_csv(train, index=False); json.dump(dict(cardinality=card), open(meta, 'w'))
-            jobs = [[e] for e in epsilons]                       # one subprocess per fit: the timeout is per fit
-        else:
-            T = Xa.copy(); T[lab] = np.asarray(ya); T.to_csv(train, index=False)
-            Xb.to_csv(tmp / 'test.csv', index=False)
-            json.dump(dict(lower=list(map(float, bounds[0])), upper=list(map(float, bounds[1])), label=lab,
-                           classes=[c.item() if hasattr(c, 'item') else c for c in cl]), open(meta, 'w'))
-            jobs = [list(epsilons)]                              # fast: all ε in one process
+        jobs = _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta)
         rows = []
         for job in jobs:
             cmd = [str(python), str(peer_runner()), '--method', kind, '--train', str(train), '--meta', str(meta),
@@ -293,22 +407,61 @@ def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:i
             except subprocess.TimeoutExpired:
                 err, done = f'timed out ({4 * timeout:g} s wall per fit)', {}
             wall = (time.perf_counter() - t0) / len(job)
-            for e in job:
-                row = dict(epsilon=float(e), accuracy=np.nan, auprc=np.nan, marginal_tvd=np.nan, fit_seconds=np.nan,
-                           fit_cpu_seconds=np.nan, seconds=wall, error=err or 'no output')
-                if float(e) in done:
-                    d = done[float(e)]; out = pd.read_csv(d['out'])
-                    row.update(fit_seconds=float(d['seconds']), fit_cpu_seconds=float(d.get('cpu_seconds', np.nan)), error='')
-                    if kind in _SYNTHS:
-                        Xs = undiscretise(out[list(Xa.columns)], bounds); Xs.columns = Xa.columns
-                        ys = pd.Series(cl[out[lab].to_numpy()], name=getattr(ya, 'name', None))
-                        row.update(_tstr_of(Xs, ys, Xb, yb, np.random.default_rng([seed, 1])))
-                    else:
-                        P = out.to_numpy(float)
-                        row.update(accuracy=float(np.mean(cl[np.argmax(P, 1)] == np.asarray(yb))), auprc=auprc(np.asarray(yb), P, cl))
-                rows.append(row)
+            rows += [_peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed) for e in job]
         return rows
 
+
+# %% ../nbs/80_benchmark.ipynb #cb000013
+def _bench_args(methods, repeats, skip, limit, only_eps, peers, trees) -> tuple:
+    "Checked arguments of `run_benchmark`: (methods, skip, limit, only_eps, peers, trees); a peer without its python is dropped."
+    methods = list(METHODS) if methods is None else list(methods)
+    bad = [m for m in methods if m not in METHODS]
+    if bad: raise ValueError(f"unknown methods {bad}; choose from {list(METHODS)}")
+    check_int(repeats, 'repeats')
+    skip, limit, only_eps, peers, trees = skip or {}, limit or {}, only_eps or {}, dict(peers or {}), trees or {}
+    badp = [m for m in peers if m not in PEER_METHODS]
+    if badp: raise ValueError(f"unknown peers {badp}; choose from {list(PEER_METHODS)}")
+    for m, py in list(peers.items()):
+        if not Path(py).exists():
+            print(f"skipping peer {m}: no python at {py} (create its venv: benchmarks/peers/README.md)"); peers.pop(m)
+    return methods, skip, limit, only_eps, peers, trees
+
+def _run_one(meth, eps, split, bounds, classes, sampler, name, seed, rep, base) -> dict:
+    "One dpnotes method on one split at one ε: its row (a failure is recorded, never raised: a harness must finish)."
+    Xa, Xb, ya, yb = split
+    t0 = time.perf_counter()
+    g = np.random.default_rng([seed, rep, zlib.crc32(meth.encode()), int(eps * 1000)])
+    try:
+        r = METHODS[meth](float(eps), Xa, ya, Xb, yb, bounds, classes, g, sampler, name=name); err = ''
+    except Exception as e:
+        r, err = dict(accuracy=np.nan, auprc=np.nan), f'{type(e).__name__}: {e}'[:200]
+    return dict(base, method=meth, epsilon=float(eps), seconds=time.perf_counter() - t0, error=err, **r)
+
+# %% ../nbs/80_benchmark.ipynb #cb000014
+def _bench_table(name:str, max_n, seed:int) -> tuple:
+    "(X, y, public bounds, documented classes) of a benchmark table; `max_n`: a seeded public subsample (the method sees only these rows)."
+    ds = load_dataset(name); X, y = ds.X, ds.y
+    if max_n is not None and len(X) > max_n:
+        i = np.sort(np.random.default_rng([seed, zlib.crc32(name.encode())]).choice(len(X), max_n, replace=False))
+        X, y = X.iloc[i].reset_index(drop=True), y.iloc[i].reset_index(drop=True)
+    return X, y, public_bounds(name, X.columns), sorted(ds.label_names)   # documented label values, never read from y
+
+def _references(Xa, Xb, ya, yb, seed:int, rep:int, base:dict) -> list:
+    "The non-private and majority rows of one split."
+    t0 = time.perf_counter()
+    r = real_reference(Xa, ya, Xb, yb, model=_SCORER['model'], rng=np.random.default_rng([seed, rep, 7]))
+    maj = float((yb == ya.value_counts().idxmax()).mean())
+    return [dict(base, method='non-private', epsilon=np.inf, seconds=time.perf_counter() - t0, **r),
+            dict(base, method='majority', epsilon=np.inf, accuracy=maj, auprc=np.nan, seconds=0.0)]
+
+def _peer_rows(meth, python, eps, split, bounds, classes, seed:int, rep:int, base:dict, timeout:float, bar) -> list:
+    "The rows of one peer on one split (its seed from the split and its name)."
+    Xa, Xb, ya, yb = split
+    pseed = int(np.random.default_rng([seed, rep, zlib.crc32(meth.encode())]).integers(2**31 - 1))
+    out = []
+    for r in run_peer(meth, python, eps, Xa, ya, Xb, yb, bounds, classes, seed=pseed, timeout=timeout):
+        out.append(dict(base, method=meth, **r)); bar.update()
+    return out
 
 # %% ../nbs/80_benchmark.ipynb #ffae0616
 def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10, methods=None, max_n:int|None=None,
@@ -324,59 +477,31 @@ def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10
     `checkpoint`: a CSV path rewritten with the rows so far after every split (long runs can be stopped); `first`: start at
     this split (splits depend only on `seed`, the data set and their index, so a stopped run can be continued)."""
     from tqdm.auto import tqdm
-    methods = list(METHODS) if methods is None else list(methods)
-    bad = [m for m in methods if m not in METHODS]
-    if bad: raise ValueError(f"unknown methods {bad}; choose from {list(METHODS)}")
-    check_int(repeats, 'repeats')
-    skip, limit, only_eps, peers, trees = skip or {}, limit or {}, only_eps or {}, dict(peers or {}), trees or {}
     from sklearn.ensemble import RandomForestClassifier
-    badp = [m for m in peers if m not in PEER_METHODS]
-    if badp: raise ValueError(f"unknown peers {badp}; choose from {list(PEER_METHODS)}")
-    for m, py in list(peers.items()):
-        if not Path(py).exists():
-            print(f"skipping peer {m}: no python at {py} (create its venv: benchmarks/peers/README.md)"); peers.pop(m)
+    methods, skip, limit, only_eps, peers, trees = _bench_args(methods, repeats, skip, limit, only_eps, peers, trees)
     eps_of = lambda m: [e for e in epsilons if m not in only_eps or float(e) in map(float, only_eps[m])]
     rows = []
     for name in datasets:
-        ds = load_dataset(name); X, y = ds.X, ds.y
-        if max_n is not None and len(X) > max_n:   # a public subsample of the table (the method sees only these rows)
-            i = np.sort(np.random.default_rng([seed, zlib.crc32(name.encode())]).choice(len(X), max_n, replace=False))
-            X, y = X.iloc[i].reset_index(drop=True), y.iloc[i].reset_index(drop=True)
-        bounds = public_bounds(name, X.columns); classes = sorted(ds.label_names)   # documented label values, never read from y
+        X, y, bounds, classes = _bench_table(name, max_n, seed)
         _SCORER['model'] = RandomForestClassifier(n_estimators=int(trees[name]), n_jobs=1) if name in trees else 'rf'
-        ms = [m for m in methods if name not in skip.get(m, ())]
-        ps = [m for m in peers if name not in skip.get(m, ())]
+        ms, ps = ([m for m in group if name not in skip.get(m, ())] for group in (methods, peers))
         total = sum(max(0, min(repeats, limit.get(m, repeats)) - first) * len(eps_of(m)) for m in ms + ps) + repeats - first
         bar = tqdm(total=total, desc=name, disable=not progress)
         for rep in range(check_int(first, 'first', minimum=0) if first else 0, repeats):
             ss = np.random.SeedSequence([seed, zlib.crc32(name.encode()), rep])
             Xa, Xb, ya, yb = train_test_split_df(X, y, rng=np.random.default_rng(ss))
             base = dict(dataset=name, n=len(X), d=X.shape[1], repeat=rep)
-            t0 = time.perf_counter()
-            r = real_reference(Xa, ya, Xb, yb, model=_SCORER['model'], rng=np.random.default_rng([seed, rep, 7]))
-            maj = float((yb == ya.value_counts().idxmax()).mean())
-            rows.append(dict(base, method='non-private', epsilon=np.inf, seconds=time.perf_counter() - t0, **r))
-            rows.append(dict(base, method='majority', epsilon=np.inf, accuracy=maj, auprc=np.nan, seconds=0.0))
-            bar.update()
+            _CTX.update(real=(Xa, ya), schema=bench_schema(Xa.columns, bounds, classes))
+            rows += _references(Xa, Xb, ya, yb, seed, rep, base); bar.update()
             for eps in epsilons:
                 for meth in ms:
                     if rep >= limit.get(meth, repeats) or float(eps) not in eps_of(meth): continue
-                    t0 = time.perf_counter()
-                    g = np.random.default_rng([seed, rep, zlib.crc32(meth.encode()), int(eps * 1000)])
-                    try:
-                        r = METHODS[meth](float(eps), Xa, ya, Xb, yb, bounds, classes, g, sampler, name=name); err = ''
-                    except Exception as e:          # a harness must finish: record the failure in the table
-                        r, err = dict(accuracy=np.nan, auprc=np.nan), f'{type(e).__name__}: {e}'[:200]
-                    rows.append(dict(base, method=meth, epsilon=float(eps), seconds=time.perf_counter() - t0, error=err, **r))
-                    bar.update()
-            for meth in ps:
-                if rep >= limit.get(meth, repeats) or not eps_of(meth): continue
-                pseed = int(np.random.default_rng([seed, rep, zlib.crc32(meth.encode())]).integers(2**31 - 1))
-                for r in run_peer(meth, peers[meth], eps_of(meth), Xa, ya, Xb, yb, bounds, classes, seed=pseed, timeout=peer_timeout):
-                    rows.append(dict(base, method=meth, **r)); bar.update()
+                    rows.append(_run_one(meth, eps, (Xa, Xb, ya, yb), bounds, classes, sampler, name, seed, rep, base)); bar.update()
+            for meth in [m for m in ps if rep < limit.get(m, repeats) and eps_of(m)]:
+                rows += _peer_rows(meth, peers[meth], eps_of(meth), (Xa, Xb, ya, yb), bounds, classes, seed, rep, base, peer_timeout, bar)
             if checkpoint is not None: pd.DataFrame(rows).to_csv(checkpoint, index=False)
         bar.close()
-    _SCORER['model'] = 'rf'
+    _SCORER['model'] = 'rf'; _CTX.clear()
     return pd.DataFrame(rows)
 
 

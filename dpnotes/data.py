@@ -502,6 +502,10 @@ _REGISTRY = {
         "Mammographic mass (UCI id 161), Elter et al. 2007: 961 rows x 5 attributes (BI-RADS, Age, Shape, Margin, "
         "Density; kept numeric), '?' imputed by column means (830 complete rows with complete=True); label Severity "
         "1 = malignant (445). Used by DP-SYN.", valid=(0, 1), label_values=(0, 1)),
+    'clinic_demo': _csv_spec('clinic_demo/clinic_demo.csv', 'readmitted', 'binary', {0: 'not readmitted', 1: 'readmitted'},
+        "Clinic demo: a SYNTHETIC mixed-type table made by dpnotes (licence CC0; script dpnotes/datasets/clinic_demo/"
+        "make_clinic_demo, fixed seed): 3,000 rows, string categories, integers, skewed floats, 548 missing cells; "
+        "label readmitted (0/1).", valid=(0, 1), categorical=('clinic', 'insurance', 'smoker'), label_values=(0, 1)),
     'lifesci': _csv_spec('lifesci/lifesci.csv', 'a10', 'binary', {},
         "Lifesci table used by DP-SYN and DP-EM: 26,733 rows x 10 real attributes, binary label a10 (804 ones). "
         "Origin outside UCI unverified; licence unknown, hence not shipped: fetched on first use (see registry.json).",

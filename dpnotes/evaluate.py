@@ -30,7 +30,8 @@ from .privacy import as_matrix, as_rng, check_int
 # %% auto #0
 __all__ = ['MODELS', 'AVERAGES', 'REPORT_TITLE', 'HOLDOUT_NOTE', 'make_model', 'snap_labels', 'auprc', 'tstr', 'real_reference',
            'train_test_split_df', 'reference_table', 'repeated_reference', 'marginal_tvd', 'svm_misclassification',
-           'svm_agreement_rate', 'marginal_distances', 'correlation_difference', 'UtilityReport', 'report']
+           'svm_agreement_rate', 'fidelity_codes', 'tvd_1way', 'tvd_2way', 'table_fidelity', 'marginal_distances',
+           'correlation_difference', 'UtilityReport', 'report']
 
 # %% ../nbs/03_evaluate.ipynb #8cfd8733
 MODELS = ('rf', 'logreg', 'svm', 'rbf_svm')
@@ -298,6 +299,77 @@ def svm_agreement_rate(X_syn, y_syn, X_train, y_train, X_test, rng=None, model='
     A, _, ya = _check_xy(X_train, y_train, 'X_train', 'y_train', d=T.shape[1], columns=cols)
     seed = int(as_rng(rng).integers(2**31 - 1))          # the same seed for both fits
     return float(np.mean(_fit_predict(S, ys, T, model, seed) == _fit_predict(A, ya, T, model, seed)))
+
+# %% ../nbs/03_evaluate.ipynb #tf000001
+def _fidelity_columns(schema) -> dict:
+    "name -> {'kind', 'categories' | 'lower', 'upper'} from a `Schema`, its dict form, or a plain {name: spec} dict."
+    if hasattr(schema, 'columns') and not isinstance(schema, dict):
+        return {c: dict(kind=v.kind, categories=v.categories, lower=v.lower, upper=v.upper) for c, v in schema.columns.items()}
+    cols = schema.get('columns', schema) if isinstance(schema, dict) else None
+    if not isinstance(cols, dict) or not cols: raise ValueError("schema: pass a dpnotes Schema, its dict form, or {name: spec}")
+    return cols
+
+def fidelity_codes(df:pd.DataFrame, spec:dict, name:str, bins:int=20) -> np.ndarray:
+    "Codes of one column on the public grid: 0 = missing, then categories or `bins` equal bins of the bounds."
+    v = df[name]
+    if spec['kind'] == 'categorical':
+        lut = {}
+        for i, c in enumerate(spec['categories']): lut.setdefault(c, i + 1); lut.setdefault(str(c), i + 1)
+        return np.array([0 if (x is None or (not isinstance(x, str) and pd.isna(x))) else lut.get(x, lut.get(str(x), 0))
+                         for x in v.to_numpy(dtype=object)], dtype=np.int64)
+    x = pd.to_numeric(v, errors='coerce').to_numpy(dtype=float)
+    lo, hi = float(spec['lower']), float(spec['upper'])
+    c = np.clip(np.floor((np.clip(x, lo, hi) - lo) / (hi - lo) * bins), 0, bins - 1)
+    return np.where(np.isnan(x), 0, c + 1).astype(np.int64)
+
+# %% ../nbs/03_evaluate.ipynb #tf000004
+def _tvd_codes(a, b) -> float:
+    "Total-variation distance between the empirical distributions of two integer code arrays."
+    m = int(max(a.max(initial=0), b.max(initial=0))) + 1
+    return 0.5 * float(np.abs(np.bincount(a, minlength=m) / max(len(a), 1) - np.bincount(b, minlength=m) / max(len(b), 1)).sum())
+
+def tvd_1way(real:pd.DataFrame, released:pd.DataFrame, schema, bins:int=20) -> pd.Series:
+    "Per-column 1-way TVD on the public grid (20 bins + missing; categories + missing)."
+    cols = _fidelity_columns(schema)
+    names = [c for c in cols if c in real.columns and c in released.columns]
+    return pd.Series({c: _tvd_codes(fidelity_codes(real, cols[c], c, bins), fidelity_codes(released, cols[c], c, bins))
+                      for c in names}, dtype=float)
+
+# %% ../nbs/03_evaluate.ipynb #tf000007
+def tvd_2way(real:pd.DataFrame, released:pd.DataFrame, schema, bins:int=10, max_pairs:int=300) -> float:
+    "Mean 2-way TVD over column pairs (10 × 10 bins + missing; categories + missing); a seeded public sample of pairs if many."
+    cols = _fidelity_columns(schema)
+    names = [c for c in cols if c in real.columns and c in released.columns]
+    A = {c: fidelity_codes(real, cols[c], c, bins) for c in names}
+    B = {c: fidelity_codes(released, cols[c], c, bins) for c in names}
+    pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
+    if not pairs: return float('nan')
+    if len(pairs) > max_pairs:
+        pairs = [pairs[k] for k in np.random.default_rng(0).choice(len(pairs), max_pairs, replace=False)]
+    out = []
+    for i, j in pairs:
+        a, b = names[i], names[j]; w = int(max(A[b].max(initial=0), B[b].max(initial=0))) + 1
+        out.append(_tvd_codes(A[a] * w + A[b], B[a] * w + B[b]))
+    return float(np.mean(out))
+
+# %% ../nbs/03_evaluate.ipynb #tf000009
+def table_fidelity(real:pd.DataFrame, released:pd.DataFrame, schema, bins:int=20, bins2:int=10, max_pairs:int=300) -> dict:
+    "1-way TVD, 2-way TVD, |Δ correlation|, missing-rate error and share on a bound of a released table, on the public grid."
+    cols = _fidelity_columns(schema)
+    names = [c for c in cols if c in real.columns and c in released.columns]
+    num = [c for c in names if cols[c]['kind'] != 'categorical']
+    to_num = lambda df: df[num].apply(pd.to_numeric, errors='coerce')
+    if len(num) >= 2:
+        Cr, Cs = (to_num(d).corr().fillna(0.0).to_numpy() for d in (real, released))
+        iu = np.triu_indices(len(num), 1); corr = float(np.abs(Cr - Cs)[iu].mean())
+    else: corr = float('nan')
+    miss = float(np.mean([abs(real[c].isna().mean() - released[c].isna().mean()) for c in names]))
+    def on_bound(df):
+        if not num: return float('nan')
+        X = to_num(df)
+        return float(np.mean([np.mean((X[c] == cols[c]['lower']) | (X[c] == cols[c]['upper'])) for c in num]))
+    return dict(tvd_1way=float(tvd_1way(real, released, cols, bins).mean()), tvd_2way=tvd_2way(real, released, cols, bins2, max_pairs),
+                corr_diff=corr, missing_error=miss, on_bound=on_bound(released), on_bound_real=on_bound(real))
 
 # %% ../nbs/03_evaluate.ipynb #r0300001
 from dataclasses import dataclass

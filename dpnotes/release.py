@@ -34,8 +34,8 @@ from .dpsyn import DPSyn
 # %% auto #0
 __all__ = ['SCHEMA_HINT', 'METHODS', 'as_schema', 'drafted_fields', 'TableCodec', 'default_delta', 'Method', 'DPRPRelease',
            'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease', 'PCAGaussPaperRelease',
-           'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease', 'SuffStatRelease', 'register', 'methods',
-           'Release', 'release', 'wdbc_schema']
+           'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease', 'SuffStatRelease', 'CopulaRelease',
+           'register', 'methods', 'Release', 'release', 'wdbc_schema']
 
 # %% ../nbs/60_release.ipynb #c113c299
 def _to_dict(schema) -> dict:
@@ -663,6 +663,46 @@ def _decode_part(part, codec, columns) -> pd.DataFrame:
     out = codec.decode(part[columns].to_numpy(dtype=float), part[_LABEL].to_numpy().astype(np.int64))
     out.index = part.index
     return out
+
+# %% ../nbs/60_release.ipynb #cg000000
+from .copula import CopulaGauss
+
+class CopulaRelease(Method):
+    "DP marginals (noisy histograms on the schema's states, missing as a state) + a Gaussian copula, on the caller's own columns."
+    name, system, paper = 'copula-gauss', 'DP marginals + Gaussian copula', 'dpnotes (after Li, Xiong & Jiang 2014)'
+    guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion; optional private ranges by basic composition), replace-one neighbours'
+    needs_public = 'schema (bounds, categories), classes, n'
+    released_attributes = ('ledger_', 'model_')
+
+    def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
+                 sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins=40,
+                 clip_factor: float = 0.5, shrink='auto', range_share: float = 0.0):
+        super().__init__(epsilon, delta, schema, classes, rng, sampler)
+        self.dependence, self.split, self.bins, self.clip_factor = dependence, split, bins, clip_factor
+        self.shrink, self.range_share = shrink, range_share
+
+    def fit(self, data, label=None, allow_drafted: bool = False):
+        "As `Method.fit`, with the caller's own columns kept for `_fit` only (dropped on return and on any error)."
+        self._frame = None if is_dask(data) else _frame_of(data, label)[0]
+        try: return Method.fit(self, data, label, allow_drafted)
+        finally: self._frame = None
+
+    def _fit(self, E, y, eps, delta, sampler, rng):
+        df, self._frame = self._frame, None                  # the private frame is dropped before anything is returned
+        c = self.codec_; sch = c.schema.columns
+        cols = {k: dict(kind=sch[k].kind, categories=sch[k].categories, lower=sch[k].lower, upper=sch[k].upper) for k in c.order}
+        m = CopulaGauss(cols, eps, delta, label=c.label, dependence=self.dependence, split=self.split, bins=self.bins,
+                        clip_factor=self.clip_factor, shrink=self.shrink, range_share=self.range_share, rng=rng, sampler=sampler).fit(df)
+        er = m.budget_['ranges_epsilon']
+        if er > 0: self._charge('private ranges of the binned numeric columns', 'exponential mechanism (dp_quantile)', er, 0.0)
+        self._charge(f'histograms + copula second moments (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)', eps - er, delta)
+        self.model_ = m
+
+    def sample(self, n: int | None = None) -> pd.DataFrame:
+        "A released table of `n` rows in the caller's columns, order and dtypes (missing cells kept). Post-processing only."
+        if not hasattr(self, 'ledger_'): raise ValueError("this CopulaRelease is not fitted yet: call fit(data) first")
+        out = self.model_.sample(self.n_ if n is None else check_int(n, 'n'))
+        return pd.DataFrame({k: self.codec_._cast(k, out[k]) for k in self.codec_.order})
 
 # %% ../nbs/60_release.ipynb #d1a104f7
 METHODS: dict = {}

@@ -26,7 +26,7 @@ SHIPPED = ['indian_liver', 'dermatology', 'cervical_cancer', 'adult', 'spambase'
 SHAPES = {
     'wdbc': (569, 30, 2), 'digits': (1797, 64, 10), 'indian_liver': (583, 11, 2), 'dermatology': (366, 34, 6),
     'cervical_cancer': (858, 35, 2), 'adult': (45222, 104, 2), 'spambase': (4601, 57, 2),
-    'mammographic_mass': (961, 5, 2), 'lifesci': (26733, 10, 2),
+    'mammographic_mass': (961, 5, 2), 'lifesci': (26733, 10, 2), 'clinic_demo': (3000, 14, 2),
 }
 
 
