@@ -161,6 +161,26 @@ def encode(self:TableCodec, df):
         y = np.where(y < 0, 0, y)
     return E, y
 
+# %% ../nbs/60_release.ipynb #61ca5e3d
+@patch
+def sanitize(self:TableCodec, df) -> pd.DataFrame:
+    """The caller's columns mapped into the declared domain by the same public rule as `encode`, keeping a missing cell
+    missing (for methods that release missingness as a state of its own): finite numbers clipped to the bounds; NaN,
+    ±inf, 1e999 and text -> NaN; a missing or undeclared category -> missing; a missing or undeclared label -> the first
+    class. Never refuses and never reports: the output's shape, columns and dtypes depend on the schema alone."""
+    out = {}
+    for c in self.order:
+        col = self.schema.columns[c]
+        if col.kind == 'categorical':
+            idx = _category_codes(df[c].to_numpy(dtype=object), col.categories)
+            if c == self.label: idx = np.where(idx < 0, 0, idx)
+            out[c] = pd.Categorical.from_codes(idx, dtype=_schema_dtype(col))
+        else:
+            v = _as_numbers(df[c])
+            with np.errstate(invalid='ignore'):
+                out[c] = np.where(np.isfinite(v), np.clip(v, col.lower, col.upper), np.nan)
+    return pd.DataFrame(out, index=pd.RangeIndex(len(df)))
+
 # %% ../nbs/60_release.ipynb #c31b25ac
 @patch
 def decode(self:TableCodec, E, y=None) -> pd.DataFrame:
@@ -664,6 +684,13 @@ def _decode_part(part, codec, columns) -> pd.DataFrame:
     out.index = part.index
     return out
 
+# %% ../nbs/60_release.ipynb #1f5d4751
+def _copula_cast(col, values) -> pd.Series:
+    "One released column of a method that keeps missing cells, in a dtype fixed by the schema's kind alone: categorical -> the declared `category`, numeric -> float64, integer -> nullable Int64."
+    if col.kind == 'categorical': return pd.Series(pd.Categorical(values, dtype=_schema_dtype(col)))
+    x = pd.to_numeric(pd.Series(values), errors='coerce').astype('float64')
+    return x.round().astype('Int64') if col.kind == 'integer' else x
+
 # %% ../nbs/60_release.ipynb #cg000000
 from .copula import CopulaGauss
 
@@ -689,7 +716,7 @@ class CopulaRelease(Method):
 
     def _fit(self, E, y, eps, delta, sampler, rng):
         df, self._frame = self._frame, None                  # the private frame is dropped before anything is returned
-        c = self.codec_; sch = c.schema.columns
+        c = self.codec_; sch = c.schema.columns; df = c.sanitize(df)   # the public rule: nothing about the data is refused
         cols = {k: dict(kind=sch[k].kind, categories=sch[k].categories, lower=sch[k].lower, upper=sch[k].upper) for k in c.order}
         m = CopulaGauss(cols, eps, delta, label=c.label, dependence=self.dependence, split=self.split, bins=self.bins,
                         clip_factor=self.clip_factor, shrink=self.shrink, range_share=self.range_share, rng=rng, sampler=sampler).fit(df)
@@ -702,7 +729,7 @@ class CopulaRelease(Method):
         "A released table of `n` rows in the caller's columns, order and dtypes (missing cells kept). Post-processing only."
         if not hasattr(self, 'ledger_'): raise ValueError("this CopulaRelease is not fitted yet: call fit(data) first")
         out = self.model_.sample(self.n_ if n is None else check_int(n, 'n'))
-        return pd.DataFrame({k: self.codec_._cast(k, out[k]) for k in self.codec_.order})
+        return pd.DataFrame({k: _copula_cast(self.codec_.schema.columns[k], out[k]) for k in self.codec_.order})
 
 # %% ../nbs/60_release.ipynb #d1a104f7
 METHODS: dict = {}
@@ -714,7 +741,7 @@ def register(cls):
     return cls
 
 for _c in (DPRPRelease, DPRPPaperRelease, RONGaussRelease, RONGaussPaperRelease, PCAGaussRelease, PCAGaussPaperRelease,
-           JLRelease, JLPaperRelease, DPSynRelease, DPSynPaperRelease, SuffStatRelease): register(_c)
+           JLRelease, JLPaperRelease, DPSynRelease, DPSynPaperRelease, SuffStatRelease, CopulaRelease): register(_c)
 
 def methods() -> pd.DataFrame:
     "One row per registered method: name, paper, guarantee, what it needs public, whether its output is in original units."

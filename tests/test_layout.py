@@ -12,7 +12,7 @@ PKG = Path(__file__).resolve().parent.parent / 'dpnotes'
 PRIMITIVES = {'privacy', 'moments'}
 RESULTS = {'jl', 'jl_gauss', 'covariance', 'analyze_gauss', 'cov_release', 'cov_lemmas', 'dfm', 'dprp_reconstruction',
            'dprp_privacy'}
-MECHANISMS = {'jl_release', 'gauss_steps', 'gauss', 'identity_release', 'dprp', 'dpsyn', 'suffstat'}
+MECHANISMS = {'jl_release', 'gauss_steps', 'gauss', 'identity_release', 'dprp', 'dpsyn', 'suffstat', 'copula'}
 DATA = {'data'}
 FRONT = {'release', 'cli'}
 REPRODUCTIONS = {'reproduce', 'repro_jl', 'repro_gauss', 'repro_dprp', 'repro_dpsyn'}
