@@ -213,6 +213,7 @@ class Method:
     private = True                 # end-to-end DP as registered (False: a paper-faithful variant kept for comparison)
     uses_delta = True              # spends delta > 0
     uses_labels = True             # releases the label column
+    keeps_missing = False          # releases missing cells as a state of their own (then integer columns are nullable Int64)
     supports_dask = False          # accepts a Dask DataFrame (statistics by exact reductions, rows sampled on the workers)
     released_attributes = ('ledger_',)
     public_attributes = ('classes_', 'n_', 'n_features_in_', 'delta_', 'codec_', 'public_')
@@ -700,6 +701,7 @@ class CopulaRelease(Method):
     guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion; optional private ranges by basic composition), replace-one neighbours'
     needs_public = 'schema (bounds, categories), classes, n'
     released_attributes = ('ledger_', 'model_')
+    keeps_missing = True
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins=40,
