@@ -64,6 +64,7 @@ def _halfnormal_sum_sf(k:int, level:float, h:float=0.01) -> float:
         return 0.0
     return float(min(1.0, (frac[sel] * np.exp(np.log(pmf[sel]) - theta * sums[sel] + k * log_m)).sum()))
 
+# %% ../nbs/11_jl_release.ipynb #91fe34d2
 VARIANTS = ('element', 'row')
 
 def dhaliwal_c(k:int, # projected dimension
@@ -87,6 +88,7 @@ def dhaliwal_c(k:int, # projected dimension
     delta = check_delta(delta, allow_zero=False)
     return float(Z * (np.sqrt(2 * k / np.pi) + np.sqrt(2 * np.log(1 / delta))))
 
+# %% ../nbs/11_jl_release.ipynb #0e7fc6b5
 def published_delta(k:int, c:float, variant:str='row', d:int|None=None, Z:float=1.0) -> float:
     "The paper's failure probability for level c: d exp(-x) with c/sqrt(k) = 1 + sqrt(2x/k) (Thm 3; needs d), or 2k exp(-k t^2/(2 alpha)) with t = c/k (Thm 5). May exceed 1."
     k, c = check_int(k, 'k'), check_positive(c, 'c')
@@ -99,6 +101,7 @@ def published_delta(k:int, c:float, variant:str='row', d:int|None=None, Z:float=
         return float(2 * k * np.exp(-k * t**2 / (2 * check_positive(Z, 'Z')**2)))
     raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
 
+# %% ../nbs/11_jl_release.ipynb #7d6ee9fc
 def true_delta(k:int, c:float, Z:float=1.0) -> float:
     "Exact per-pair failure probability P[||vP||_1 > c] for ||v||_2 = Z (row or element change), i.e. the delta of Algorithm 1 at level c."
     k, c, Z = check_int(k, 'k'), check_positive(c, 'c'), check_positive(Z, 'Z')
@@ -110,6 +113,24 @@ def jl_laplace_scale(k:int, epsilon:float, delta:float|None=None, variant:str='r
     "Laplace scale b = c / epsilon of Algorithm 1 (entry variance 2 b^2)."
     return dhaliwal_c(k, variant, delta, Z, published) / check_epsilon(epsilon)
 
+# %% ../nbs/11_jl_release.ipynb #6ec946d9
+def _jl_domain(A, variant:str, Z:float, enforce:str):
+    "Records outside the declared domain of `jl_laplace_release`: clipped in place, refused, or trusted (`enforce`)."
+    if enforce not in ('raise', 'clip', 'none'):
+        raise ValueError(f"enforce must be 'raise', 'clip' or 'none', got {enforce!r}")
+    if variant == 'row':
+        if enforce == 'clip': A = clip_rows(A, Z / 2, copy=False)                # per-record map: neighbours stay neighbours
+        elif enforce == 'raise' and np.any(row_norms(A) > Z / 2 * (1 + 1e-12)):   # domain check; names no private value
+            raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g}; rescale with public bounds or use enforce='clip'")
+    else:
+        bad = np.abs(A) > 0.5
+        if bad.any() and enforce == 'raise':
+            raise ValueError("X: entries must lie in [-1/2, 1/2] for element-wise neighbours; use enforce='clip'")
+        if bad.any() and enforce == 'clip':
+            np.clip(A, -0.5, 0.5, out=A)
+    return A
+
+# %% ../nbs/11_jl_release.ipynb #2d42df74
 def jl_laplace_release(X, # (n, d) data (array or DataFrame)
                        k:int, # projected dimension
                        epsilon:float,
@@ -133,18 +154,7 @@ def jl_laplace_release(X, # (n, d) data (array or DataFrame)
     if not b < 1e300:
         raise ValueError(f"epsilon = {epsilon:g}: the Laplace scale c/epsilon cannot be represented in float64 (the release would "
                          "be +-inf); use a larger epsilon")
-    if enforce not in ('raise', 'clip', 'none'):
-        raise ValueError(f"enforce must be 'raise', 'clip' or 'none', got {enforce!r}")
-    if variant == 'row':
-        if enforce == 'clip': A = clip_rows(A, Z / 2, copy=False)                # per-record map: neighbours stay neighbours
-        elif enforce == 'raise' and np.any(row_norms(A) > Z / 2 * (1 + 1e-12)):   # domain check; names no private value
-            raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g}; rescale with public bounds or use enforce='clip'")
-    else:
-        bad = np.abs(A) > 0.5
-        if bad.any() and enforce == 'raise':
-            raise ValueError("X: entries must lie in [-1/2, 1/2] for element-wise neighbours; use enforce='clip'")
-        if bad.any() and enforce == 'clip':
-            np.clip(A, -0.5, 0.5, out=A)
+    A = _jl_domain(A, variant, Z, enforce)                                        # a private copy: mapped, refused or trusted
     rng = as_rng(rng)
     P = gaussian_projection(A.shape[1], k, rng)
     out = A @ P
