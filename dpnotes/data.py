@@ -17,9 +17,10 @@ import pandas as pd
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING', 'Dataset', 'Column',
-           'Schema', 'draft_schema', 'datasets_dir', 'find_data_dir', 'cache_dir', 'list_datasets', 'dataset_info',
-           'clean_features', 'load_dataset', 'fetch_dataset', 'data_available', 'read_table', 'check_complete']
+__all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING', 'CHECK_WARNING',
+           'Dataset', 'Column', 'Schema', 'draft_schema', 'datasets_dir', 'find_data_dir', 'cache_dir', 'list_datasets',
+           'dataset_info', 'clean_features', 'load_dataset', 'fetch_dataset', 'data_available', 'read_table',
+           'check_complete', 'table_cells', 'read_by_schema', 'check_table']
 
 # %% ../nbs/02_data.ipynb #2d522e01
 @dataclass(repr=False)
@@ -154,7 +155,8 @@ class Schema:
             if self.label not in self.columns:
                 raise ValueError(f"label={self.label!r} is not a column of the schema")
             if self.columns[self.label].kind != 'categorical':
-                raise ValueError(f"the label column {self.label!r} must be 'categorical' (list its values)")
+                raise ValueError(f"the label column {self.label!r} must be declared with its public classes, e.g. "
+                                 f'"{self.label}": {{"kind": "categorical", "categories": [0, 1]}}')
 
     def drafted_fields(self) -> list[str]:
         "Names of the columns whose description was taken from the data (review them before a release)."
@@ -961,3 +963,175 @@ def imputed(self: Dataset, strategy: str | None = None, values: dict | None = No
     if strategy == 'mean': out.X = clean_features(out.X, name=f'{self.name} features', impute='mean')
     check_complete(out.X, f'{self.name} features after imputation')
     return out
+
+# %% ../nbs/02_data.ipynb #84e00177
+_SEPS = (',', ';', '\t', '|')
+
+def _file_text(source, encoding=None) -> tuple:
+    "(text, where) of a CSV/TSV/ARFF file, optionally gzipped: the bytes decoded as `read_table` does."
+    path = Path(source).expanduser()
+    if not path.is_file(): raise FileNotFoundError(f"source={str(source)!r}: no such file")
+    b, where = path.read_bytes(), str(path)
+    if path.suffix.lower() == '.gz':
+        try: b = gzip.decompress(b)
+        except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from None
+    return _decode_text(b, encoding, where)[0], where
+
+def _header_sep(line: str, names) -> str:
+    "The delimiter read off the header line alone: the one whose fields match most of the schema's column names."
+    score = lambda d: (sum(h.strip() in names for h in next(csv.reader([line], delimiter=d))), d == ',')
+    return max(_SEPS, key=score)
+
+# %% ../nbs/02_data.ipynb #6539cde6
+def _is_arff(text: str, where: str) -> bool:
+    head = text.lstrip()[:2000].lower()
+    return where.lower().endswith(('.arff', '.arff.gz')) or (head.startswith(('@relation', '%')) and '@attribute' in head)
+
+def _arff_cells(text: str, where: str) -> tuple:
+    "(header, data lines as (line number, fields)) of a dense ARFF file, every value a string."
+    names, rows, in_data = [], [], False
+    for i, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s.startswith('%'): continue
+        if in_data: rows.append((i, [v.strip().strip('"').strip("'") for v in next(csv.reader([s], quotechar="'", skipinitialspace=True))]))
+        elif s.lower().startswith('@attribute'): names.append(_arff_attribute(s[len('@attribute'):], where)[0])
+        elif s.lower().startswith('@data'): in_data = True
+    return names, rows
+
+def _csv_cells(text: str, sep: str) -> tuple:
+    "(header, data lines as (line number, fields)) of CSV text, every value a string; blank lines skipped."
+    rd = csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True)
+    header, rows = None, []
+    for r in rd:
+        if not r or all(not v.strip() for v in r): continue
+        if header is None: header = [h.strip() for h in r]
+        else: rows.append((rd.line_num, r))
+    return header or [], rows
+
+# %% ../nbs/02_data.ipynb #7d824242
+def table_cells(source, # a CSV/TSV/ARFF file path (optionally .gz)
+                schema, # the public `Schema` (its column names choose the delimiter)
+                sep: str | None = None, # CSV delimiter; default: read off the header line
+                encoding: str | None = None, # text encoding; default as in `read_table`
+               ) -> tuple:
+    "(header, rows, ragged line numbers, where): the file's cells as strings, nothing typed or interpreted."
+    text, where = _file_text(source, encoding)
+    if not text.strip(): raise ValueError(f"{where}: the file is empty")
+    if _is_arff(text, where): header, rows = _arff_cells(text, where)
+    else:
+        first = next(l for l in text.splitlines() if l.strip())
+        header, rows = _csv_cells(text, sep or _header_sep(first, set(schema.columns)))
+    ragged = [i for i, r in rows if len(r) != len(header)]
+    return header, [r for _, r in rows], ragged, where
+
+# %% ../nbs/02_data.ipynb #bcfd5f95
+def _header_vs_schema(header, schema, where: str) -> None:
+    "The file's header against the schema (public inputs): every column declared, every declared column present, no duplicates."
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup: raise ValueError(f"{where}: duplicated column names {dup} in the header; rename them")
+    extra = [h for h in header if h not in schema.columns]
+    if extra: raise ValueError(f"{where}: column {extra[0]!r} is not in the schema; add it to the schema or drop it from the file")
+    absent = [c for c in schema.columns if c not in header]
+    if absent: raise ValueError(f"schema: column {absent[0]!r} is not in {where}; remove it from the schema or add it to the file")
+
+def _category_map(col) -> dict:
+    "Text of each declared category -> the category (the schema's value, e.g. the int 1 for the text '1')."
+    return {str(_json_value(c)): c for c in reversed(col.categories)}
+
+def _typed(cells: pd.Series, col, missing) -> pd.Series:
+    "One column typed by its schema entry alone: numbers as float64 (non-numbers -> NaN), categories as declared (unknown -> None)."
+    s = cells.str.strip()
+    s = s.where(~s.isin(list(missing)))
+    if col.kind == 'categorical':
+        return pd.Series(s.map(_category_map(col)).to_numpy(dtype=object), index=s.index, dtype=object).where(lambda v: v.notna(), None)
+    return pd.to_numeric(s, errors='coerce').astype('float64')
+
+# %% ../nbs/02_data.ipynb #26f1f203
+def _as_schema(schema) -> Schema:
+    "A `Schema` from a `Schema`, its dict, or a JSON path / text."
+    if isinstance(schema, Schema): return schema
+    if isinstance(schema, dict): return Schema.from_dict({'dpnotes_schema': SCHEMA_VERSION, **schema})
+    return Schema.from_json(schema)
+
+# %% ../nbs/02_data.ipynb #5f6d0be7
+def read_by_schema(source, # a CSV/TSV/ARFF file path (optionally .gz)
+                   schema, # the public `Schema` (or its dict / JSON path): it alone decides every column's type
+                   missing=None, # cell values read as missing; default ('?', '', 'NA')
+                   sep: str | None = None, # CSV delimiter; default: read off the header line
+                   encoding: str | None = None, # text encoding; default as in `read_table`
+                  ) -> pd.DataFrame:
+    """A table typed by the schema alone, for a release: numeric and integer columns as float64 (a cell that is not a
+    number reads as missing; 'inf' stays infinite), categorical columns as object holding the schema's own values
+    (an unknown category reads as missing). The file's column order is kept. Errors are about the file's structure and
+    the public schema only: they never name a cell's value or count rows."""
+    schema = schema if isinstance(schema, Schema) else _as_schema(schema)
+    missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
+    header, rows, ragged, where = table_cells(source, schema, sep, encoding)
+    _header_vs_schema(header, schema, where)
+    if ragged: raise ValueError(f"{where}: the file is not a rectangular table (some lines have more or fewer fields "
+                                "than the header); `dpnotes check` shows where (not private)")
+    if not rows: raise ValueError(f"{where}: the table is empty (a header and no rows)")
+    raw = pd.DataFrame(rows, columns=header, dtype=object).astype(str)
+    return pd.DataFrame({h: _typed(raw[h], schema.columns[h], missing) for h in header})
+
+# %% ../nbs/02_data.ipynb #38ada0a5
+def _examples(values, k: int = 5) -> str:
+    "Up to k distinct values with their counts, most frequent first (for the curator's eyes only)."
+    vc = pd.Series(values, dtype=object).astype(str).value_counts()
+    return ', '.join(f'{v!r} x{c}' for v, c in vc.head(k).items()) + (' …' if len(vc) > k else '')
+
+def _numeric_findings(name, cells, col, missing) -> list:
+    "(column, finding, cells, examples, rule) rows of one numeric or integer column."
+    s = cells.str.strip(); miss = s.isin(list(missing))
+    v = pd.to_numeric(s.where(~miss), errors='coerce')
+    nan = v.isna() & ~miss; inf = np.isinf(v); fin = v[np.isfinite(v)]
+    lo, hi = fin[fin < col.lower], fin[fin > col.upper]
+    out = [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), 'missing-value rule'),
+           (name, 'not a number', int(nan.sum()), _examples(s[nan]), 'read as missing'),
+           (name, 'infinite', int(inf.sum()), _examples(s[inf]), 'public rule for ±inf'),
+           (name, f'below lower={col.lower}', len(lo), _examples(lo), 'clipped to the bound'),
+           (name, f'above upper={col.upper}', len(hi), _examples(hi), 'clipped to the bound')]
+    if col.kind == 'integer':
+        frac = fin[np.floor(fin) != fin]
+        out.append((name, 'not a whole number', len(frac), _examples(frac), 'used as is; released values are rounded'))
+    return out
+
+def _category_findings(name, cells, col, missing) -> list:
+    "(column, finding, cells, examples, rule) rows of one categorical column."
+    s = cells.str.strip(); miss = s.isin(list(missing))
+    unknown = ~miss & ~s.isin(list(_category_map(col)))
+    return [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), 'missing-value rule'),
+            (name, f'not among the {len(col.categories)} declared categories', int(unknown.sum()), _examples(s[unknown]),
+             'read as missing')]
+
+# %% ../nbs/02_data.ipynb #c7c61556
+CHECK_WARNING = ("NOT PRIVATE: this check reads the real rows and shows values, counts and line numbers from them. "
+                 "It is for the data curator only: never publish it or attach it to a release.")
+
+def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
+                schema, # the public `Schema` (or its dict / JSON path)
+                missing=None, # cell values read as missing; default ('?', '', 'NA')
+                sep: str | None = None, # CSV delimiter; default: read off the header line
+                encoding: str | None = None, # text encoding; default as in `read_table`
+               ) -> pd.DataFrame:
+    """What in a file falls outside its schema, column by column (NOT private: values, counts and line numbers of the
+    real rows). One row per finding with a count > 0: column, finding, cells, examples, and what a release does with them."""
+    schema = _as_schema(schema)
+    missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
+    header, rows, ragged, where = table_cells(source, schema, sep, encoding)
+    out = []
+    if ragged: out.append(('(file)', f'lines with other than {len(header)} fields', len(ragged),
+                           ', '.join(map(str, ragged[:10])) + (' …' if len(ragged) > 10 else ''), 'release refuses the file'))
+    for h in header:
+        if h not in schema.columns: out.append((h, 'column not in the schema', 1, '', 'release refuses the file'))
+    for c in schema.columns:
+        if c not in header: out.append((c, 'schema column not in the file', 1, '', 'release refuses the file'))
+    good = [r for r in rows if len(r) == len(header)]
+    raw = pd.DataFrame(good, columns=header, dtype=object).astype(str)
+    for h in dict.fromkeys(header):
+        if h not in schema.columns: continue
+        col, cells = schema.columns[h], raw[h] if raw[h].ndim == 1 else raw[h].iloc[:, 0]
+        f = _category_findings if col.kind == 'categorical' else _numeric_findings
+        out += f(h, cells, col, missing)
+    t = pd.DataFrame(out, columns=['column', 'finding', 'cells', 'examples', 'in a release'])
+    return t[t['cells'] > 0].reset_index(drop=True)
