@@ -53,34 +53,41 @@ class Dataset:
         "Sorted label values present in `y`."
         return np.unique(self.y.to_numpy())
 
-    def decode_labels(self, codes) -> np.ndarray:
-        "Original label values of integer `codes` (the codes themselves when `label_values` is None)."
-        c = np.asarray(codes)
-        if self.label_values is None: return c
-        lv = np.asarray(self.label_values, dtype=object)
-        ok = (c >= 0) & (c < len(lv)) if c.dtype.kind in 'iu' else np.zeros(c.shape, bool)
-        if not ok.all(): raise ValueError(f"codes must be integers 0..{len(lv) - 1}")
-        return lv[c]
+# %% ../nbs/02_data.ipynb #469cf666
+@patch
+def decode_labels(self: Dataset, codes) -> np.ndarray:
+    "Original label values of integer `codes` (the codes themselves when `label_values` is None)."
+    c = np.asarray(codes)
+    if self.label_values is None: return c
+    lv = np.asarray(self.label_values, dtype=object)
+    ok = (c >= 0) & (c < len(lv)) if c.dtype.kind in 'iu' else np.zeros(c.shape, bool)
+    if not ok.all(): raise ValueError(f"codes must be integers 0..{len(lv) - 1}")
+    return lv[c]
 
-    def copy(self) -> 'Dataset':
-        "A deep copy (new DataFrame/Series)."
-        import copy as _copy
-        return Dataset(self.X.copy(), self.y.copy(), self.name, self.task, self.source,
-                       tuple(self.categorical), dict(self.label_names),
-                       None if self.raw is None else self.raw.copy(), self.label_name,
-                       None if self.label_values is None else list(self.label_values), _copy.deepcopy(self.schema))
+@patch
+def copy(self: Dataset) -> 'Dataset':
+    "A deep copy (new DataFrame/Series)."
+    import copy as _copy
+    return Dataset(self.X.copy(), self.y.copy(), self.name, self.task, self.source,
+                   tuple(self.categorical), dict(self.label_names),
+                   None if self.raw is None else self.raw.copy(), self.label_name,
+                   None if self.label_values is None else list(self.label_values), _copy.deepcopy(self.schema))
 
-    def __repr__(self):
-        counts = ('none' if self.task == 'unlabelled' else 'continuous' if self.task == 'regression' else
-                  ', '.join(f'{k}: {v}' for k, v in self.y.value_counts().sort_index().items()))
-        return f"Dataset({self.name!r}, n={self.n}, d={self.d}, task={self.task!r}, y=[{counts}])"
+@patch
+def __repr__(self: Dataset):
+    counts = ('none' if self.task == 'unlabelled' else 'continuous' if self.task == 'regression' else
+              ', '.join(f'{k}: {v}' for k, v in self.y.value_counts().sort_index().items()))
+    return f"Dataset({self.name!r}, n={self.n}, d={self.d}, task={self.task!r}, y=[{counts}])"
 
 # %% ../nbs/02_data.ipynb #704c433f
 COLUMN_KINDS = ('numeric', 'integer', 'categorical')
+
 SCHEMA_VERSION = 1
+
 DRAFTED_NOTE = ("values marked drafted were taken from the data: they are not private; "
                 "review them before a release")
 
+# %% ../nbs/02_data.ipynb #3541a6fc
 @dataclass
 class Column:
     "Public description of one column: its kind, bounds (numeric/integer) or categories (categorical)."
@@ -115,25 +122,28 @@ class Column:
                 raise ValueError(f"lower={self.lower} exceeds upper={self.upper}")
         self.drafted = bool(self.drafted)
 
-    def to_dict(self) -> dict:
-        "The JSON form: only the fields that apply to this kind."
-        d = {'kind': self.kind}
-        if self.kind == 'categorical': d['categories'] = [_json_value(c) for c in self.categories]
-        else:
-            if self.lower is not None: d['lower'] = self.lower
-            if self.upper is not None: d['upper'] = self.upper
-        d['drafted'] = self.drafted
-        return d
-
 def _cat_key(v):
     "Hashable key of a category value (numpy scalars compare as their Python values)."
     return v.item() if isinstance(v, np.generic) else v
 
+# %% ../nbs/02_data.ipynb #5a576f2c
 def _json_value(v):
     "A category value as JSON can hold it."
     v = _cat_key(v)
     if isinstance(v, float) and v.is_integer(): return int(v)
     return v
+
+# %% ../nbs/02_data.ipynb #47cf1cbe
+@patch
+def to_dict(self: Column) -> dict:
+    "The JSON form: only the fields that apply to this kind."
+    d = {'kind': self.kind}
+    if self.kind == 'categorical': d['categories'] = [_json_value(c) for c in self.categories]
+    else:
+        if self.lower is not None: d['lower'] = self.lower
+        if self.upper is not None: d['upper'] = self.upper
+    d['drafted'] = self.drafted
+    return d
 
 # %% ../nbs/02_data.ipynb #b2cc3fa5
 @dataclass
@@ -169,38 +179,41 @@ class Schema:
         if self.drafted_fields(): d['note'] = DRAFTED_NOTE
         return d
 
-    @classmethod
-    def from_dict(cls, d: dict) -> 'Schema':
-        "Inverse of `to_dict`."
-        if not isinstance(d, dict) or d.get('dpnotes_schema') != SCHEMA_VERSION:
-            raise ValueError(f"not a dpnotes schema (expected the key 'dpnotes_schema': {SCHEMA_VERSION})")
-        unknown = set(d) - {'dpnotes_schema', 'label', 'columns', 'note'}
-        if unknown: raise ValueError(f"unknown schema keys: {sorted(unknown)}")
-        return cls({k: Column(**v) for k, v in d['columns'].items()}, d.get('label'))
+# %% ../nbs/02_data.ipynb #672fcaba
+@patch(cls_method=True)
+def from_dict(cls: Schema, d: dict) -> 'Schema':
+    "Inverse of `to_dict`."
+    if not isinstance(d, dict) or d.get('dpnotes_schema') != SCHEMA_VERSION:
+        raise ValueError(f"not a dpnotes schema (expected the key 'dpnotes_schema': {SCHEMA_VERSION})")
+    unknown = set(d) - {'dpnotes_schema', 'label', 'columns', 'note'}
+    if unknown: raise ValueError(f"unknown schema keys: {sorted(unknown)}")
+    return cls({k: Column(**v) for k, v in d['columns'].items()}, d.get('label'))
 
-    def to_json(self, path=None) -> str:
-        "JSON text of the schema; written to `path` too when given."
-        import json
-        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + '\n'
-        if path is not None: Path(path).write_text(text, encoding='utf-8')
-        return text
+@patch
+def to_json(self: Schema, path=None) -> str:
+    "JSON text of the schema; written to `path` too when given."
+    import json
+    text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + '\n'
+    if path is not None: Path(path).write_text(text, encoding='utf-8')
+    return text
 
-    @classmethod
-    def from_json(cls, path_or_text) -> 'Schema':
-        "Read a schema from a JSON file or from JSON text."
-        import json
-        if isinstance(path_or_text, str) and path_or_text.lstrip().startswith('{'): text = path_or_text
-        else: text = Path(path_or_text).read_text(encoding='utf-8')
-        return cls.from_dict(json.loads(text))
+@patch(cls_method=True)
+def from_json(cls: Schema, path_or_text) -> 'Schema':
+    "Read a schema from a JSON file or from JSON text."
+    import json
+    if isinstance(path_or_text, str) and path_or_text.lstrip().startswith('{'): text = path_or_text
+    else: text = Path(path_or_text).read_text(encoding='utf-8')
+    return cls.from_dict(json.loads(text))
 
-    def __repr__(self):
-        parts = []
-        for k, c in self.columns.items():
-            s = (f"{len(c.categories)} categories" if c.kind == 'categorical' else f"[{c.lower}, {c.upper}]")
-            parts.append(f"  {k!r}: {c.kind} {s}{' (drafted)' if c.drafted else ''}{' <- label' if k == self.label else ''}")
-        head = f"Schema({len(self.columns)} columns, label={self.label!r})"
-        warn = f"\n  note: {DRAFTED_NOTE}" if self.drafted_fields() else ''
-        return head + warn + '\n' + '\n'.join(parts)
+@patch
+def __repr__(self: Schema):
+    parts = []
+    for k, c in self.columns.items():
+        s = (f"{len(c.categories)} categories" if c.kind == 'categorical' else f"[{c.lower}, {c.upper}]")
+        parts.append(f"  {k!r}: {c.kind} {s}{' (drafted)' if c.drafted else ''}{' <- label' if k == self.label else ''}")
+    head = f"Schema({len(self.columns)} columns, label={self.label!r})"
+    warn = f"\n  note: {DRAFTED_NOTE}" if self.drafted_fields() else ''
+    return head + warn + '\n' + '\n'.join(parts)
 
 # %% ../nbs/02_data.ipynb #b0803844
 def _integral(v: np.ndarray) -> np.ndarray:
@@ -261,6 +274,7 @@ def _draft_column(s: pd.Series, categorical: bool) -> Column:
     if kind == 'integer': lo, hi = int(lo), int(hi)
     return Column(kind, lo, hi, drafted=True)
 
+# %% ../nbs/02_data.ipynb #ff119278
 def draft_schema(table, # a DataFrame, or a `Dataset` (its `raw` table and label)
                  label: str | None = None, # label column (forced categorical)
                  categorical=None, # columns to treat as categorical, besides non-numeric ones
@@ -287,12 +301,17 @@ def draft_schema(table, # a DataFrame, or a `Dataset` (its `raw` table and label
 
 # %% ../nbs/02_data.ipynb #fa3b2e0f
 import gzip
+
 import hashlib
+
 import io
+
 import json
+
 from functools import lru_cache
 
 DATA_ENV = 'DPNOTES_DATA'  # offline copy of the fetched tables (a folder laid out like the shared data folder)
+
 CACHE_ENV = 'DPNOTES_CACHE'  # where fetched tables are stored
 
 def datasets_dir() -> Path:
@@ -313,6 +332,7 @@ def _check_dir(p, what: str) -> Path:
     if not q.is_dir(): raise FileNotFoundError(f"{what}={str(p)!r} is not a directory")
     return q
 
+# %% ../nbs/02_data.ipynb #4f94d92e
 def find_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
     "The user-chosen data folder: the `data_dir` argument, else `$DPNOTES_DATA` (shipped tables need neither)."
     if data_dir is not None: return _check_dir(data_dir, 'data_dir')
@@ -368,6 +388,7 @@ def _need(path: Path) -> Path:
             "to the folder holding the dataset folders (laid out like registry.json's data_path entries).")
     return path
 
+# %% ../nbs/02_data.ipynb #365ef58a
 def _csv(files: _Files, data_path: str, **kw) -> pd.DataFrame:
     "pandas.read_csv of a registry file; a parse error names the file."
     buf = files.read(data_path)
@@ -400,6 +421,7 @@ def _read_sklearn(which):
         return X, b.target.astype('int64').rename('target')
     return read
 
+# %% ../nbs/02_data.ipynb #691654b2
 def _header_csv(data_path: str, label: str, valid: tuple, positive=None):
     "Reader for a CSV with a header row and `?` for missing; with `positive`, label == positive -> 1, else 0."
     def read(files, split=None):
@@ -431,6 +453,7 @@ def _read_adult(files, split: str = 'all'):
     y = df.pop('income')
     return df, y
 
+# %% ../nbs/02_data.ipynb #c2ce0c19
 def _spambase_names(files) -> list[str]:
     dp = 'spambase/spambase.names'
     if not files.has(dp): return [f'f{i}' for i in range(57)]
@@ -485,6 +508,10 @@ _REGISTRY = {
          5: 'cronic dermatitis', 6: 'pityriasis rubra pilaris'},
         "Dermatology (UCI id 33), Ilter & Guvenir 1998: 366 rows, 34 attributes, 8 missing ages ('?') imputed by the "
         "mean; classes 1-6 (112/61/72/49/52/20). Used by DPRP.", valid=(1, 2, 3, 4, 5, 6)),
+}
+
+# %% ../nbs/02_data.ipynb #358b253d
+_REGISTRY.update({
     'cervical_cancer': _csv_spec('cervical_cancer_risk_factors/risk_factors_cervical_cancer.csv', 'Biopsy', 'binary',
         {0: 'biopsy negative', 1: 'biopsy positive'},
         "Cervical cancer risk factors (UCI id 383), Fernandes et al. 2017: 858 rows, 35 features (the other three "
@@ -508,7 +535,7 @@ _REGISTRY = {
         "Lifesci table used by DP-SYN and DP-EM: 26,733 rows x 10 real attributes, binary label a10 (804 ones). "
         "Origin outside UCI unverified; licence unknown, hence not shipped: fetched on first use (see registry.json).",
         valid=(0, 1), label_values=(0, 1)),
-}
+})
 
 def _unknown_name(name) -> ValueError:
     return ValueError(f"unknown dataset name={name!r}; valid names: {', '.join(_REGISTRY)}. "
@@ -524,6 +551,7 @@ def list_datasets() -> list[str]:
     "Names accepted by `load_dataset`."
     return list(_REGISTRY)
 
+# %% ../nbs/02_data.ipynb #6afcd7e6
 def dataset_info(name: str) -> dict:
     "Provenance of a registry table: licence, source, origin, files with sizes and sha256, and where it is kept."
     key = _key(name)
@@ -566,6 +594,7 @@ def _nonnumeric_message(df: pd.DataFrame, cols: list, name: str) -> str:
                    "to one-hot encode them")
     return '; '.join(msg)
 
+# %% ../nbs/02_data.ipynb #4def2190
 def clean_features(raw: pd.DataFrame, categorical=(), name: str = 'X', impute: str | None = 'mean') -> pd.DataFrame:
     "One-hot encode `categorical` columns (`col=level`, all levels, sorted); impute missing values by column means (`impute='mean'`, not private) or leave them NaN (`impute=None`)."
     if not isinstance(raw, pd.DataFrame): raise TypeError(f"{name} must be a pandas DataFrame")
@@ -647,6 +676,7 @@ def _shipped_schema(key: str):
     p = datasets_dir() / 'schemas' / f'{key}.json'
     return Schema.from_json(p) if p.is_file() else None
 
+# %% ../nbs/02_data.ipynb #6fa51821
 def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *, complete: bool | None = None,
                  split: str | None = None, verify: bool = True) -> Dataset:
     "Load dataset `name` (see `list_datasets()`) as numeric `X` (means imputed, one-hot) and integer label `y`."
@@ -721,6 +751,7 @@ def fetch_dataset(name: str, *, source: str | os.PathLike | None = None, cache: 
                          f"({e['sha256'][:16]}...); nothing was kept. Details: {err}") from err
     return Path(out)
 
+# %% ../nbs/02_data.ipynb #8edc24dd
 def data_available(name: str, data_dir: str | os.PathLike | None = None) -> bool:
     "True if `load_dataset(name, data_dir)` can read its files without a download."
     key = _key(name)
@@ -737,6 +768,7 @@ def data_available(name: str, data_dir: str | os.PathLike | None = None) -> bool
 
 # %% ../nbs/02_data.ipynb #7e3a1c0f
 import codecs
+
 import csv
 
 DEFAULT_MISSING = ('?', '', 'NA')
@@ -764,6 +796,7 @@ def _sniff_sep(text: str) -> str:
         if len(counts) == 1 and (k := counts.pop()) > best_k: best, best_k = d, k
     return best
 
+# %% ../nbs/02_data.ipynb #db5ac89e
 def _apply_missing(df: pd.DataFrame, missing) -> pd.DataFrame:
     "Strip text cells, turn the `missing` markers into NaN, and make columns numeric where every value is a number."
     out = {}
@@ -821,6 +854,7 @@ def _arff_attribute(rest: str, where: str) -> tuple:
     raise ValueError(f"{where}: attribute {name!r} has an unsupported ARFF type {typ[:30]!r} "
                      "(numeric, real, integer, string, date and nominal {...} are read)")
 
+# %% ../nbs/02_data.ipynb #3c2809f5
 def _read_arff(text: str, missing, where: str) -> tuple:
     "DataFrame of a (dense) ARFF file and its nominal attributes {name: declared values}."
     attrs, data, in_data = [], [], False
@@ -860,6 +894,65 @@ def _read_arff(text: str, missing, where: str) -> tuple:
         else: df[name] = s
     return df, nominal
 
+# %% ../nbs/02_data.ipynb #e2aeb890
+def _read_source(source, missing, sep, encoding, name) -> tuple:
+    "(table as read, ARFF nominal attributes, format, where, name) of a DataFrame or a CSV/ARFF file."
+    nominal, fmt = {}, 'DataFrame'
+    if isinstance(source, pd.DataFrame):
+        where = 'DataFrame'
+        names = [str(c) for c in source.columns]
+        dup = sorted({c for c in names if names.count(c) > 1})
+        if dup: raise ValueError(f"the DataFrame has duplicated column names {dup}; rename them")
+        df = _apply_missing(source.copy(), missing)
+        df.columns = names
+        return df, nominal, fmt, where, name or 'table'
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"source must be a file path or a pandas DataFrame, got {type(source).__name__}")
+    path = Path(source).expanduser()
+    if not path.is_file(): raise FileNotFoundError(f"source={str(source)!r}: no such file")
+    where = str(path)
+    b = path.read_bytes()
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes[-1:] == ['.gz']:
+        try: b = gzip.decompress(b)
+        except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from e
+        suffixes = suffixes[:-1]
+    text, enc = _decode_text(b, encoding, where)
+    head = text.lstrip()[:2000].lower()
+    if suffixes[-1:] == ['.arff'] or (head.startswith(('@relation', '%')) and '@attribute' in head):
+        df, nominal = _read_arff(text, missing, where); fmt = f'ARFF, {enc}'
+    else:
+        df, used = _read_csv_text(text, sep, missing, where); fmt = f'CSV sep={used!r}, {enc}'
+    return df, nominal, fmt, where, name or path.name.split('.')[0]
+
+# %% ../nbs/02_data.ipynb #1ca8aa55
+def _categorical_of(df, categorical, label, nominal, where) -> list:
+    "The columns to one-hot encode: as given, or the non-numeric ones and the ARFF nominal attributes (markers refused)."
+    cols = list(df.columns)
+    if categorical is None:
+        cat = [c for c in cols if c != label and (c in nominal or pd.api.types.is_bool_dtype(df[c])
+                                                   or not pd.api.types.is_numeric_dtype(df[c]))]
+        marked = _marker_columns(df, [c for c in cat if c not in nominal])
+        if marked: raise ValueError(_nonnumeric_message(df, list(marked), where))
+        return cat
+    cat = [categorical] if isinstance(categorical, str) else list(categorical)
+    unknown = [c for c in cat if c not in cols]
+    if unknown: raise ValueError(f"categorical: columns not in {where}: {unknown}")
+    if label in cat: cat.remove(label)
+    return cat
+
+def _label_of(df, label, nominal) -> tuple:
+    "(label values, integer codes, task) of the label column (values in declared or sorted order)."
+    if label is None: return None, pd.Series(np.zeros(len(df), dtype='int64'), index=df.index), 'unlabelled'
+    lab = df[label]
+    if lab.isna().any():
+        raise ValueError(f"label column {label!r} has {int(lab.isna().sum())} missing value(s); drop those rows "
+                         "or fill them before reading")
+    values = nominal.get(label) or _sorted_categories(lab)
+    index = {_cat_key(v): i for i, v in enumerate(values)}
+    y = pd.Series([index[_cat_key(v)] for v in lab], index=df.index, name=label, dtype='int64')
+    return values, y, 'binary' if len(values) <= 2 else 'multiclass'
+
 # %% ../nbs/02_data.ipynb #7e3a1c11
 def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas DataFrame
                label: str | None = None, # name of the label column (coded 0..K-1; original values in `label_values`)
@@ -875,62 +968,15 @@ def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas Dat
     missing = tuple(missing)
     if not all(isinstance(m, str) for m in missing): raise TypeError("missing must be a string or a list of strings")
     if sep is not None and (not isinstance(sep, str) or not sep): raise ValueError("sep must be a non-empty string")
-    nominal, fmt = {}, 'DataFrame'
-    if isinstance(source, pd.DataFrame):
-        where = 'DataFrame'
-        names = [str(c) for c in source.columns]
-        dup = sorted({c for c in names if names.count(c) > 1})
-        if dup: raise ValueError(f"the DataFrame has duplicated column names {dup}; rename them")
-        df = _apply_missing(source.copy(), missing)
-        df.columns = names
-        name = name or 'table'
-    elif isinstance(source, (str, os.PathLike)):
-        path = Path(source).expanduser()
-        if not path.is_file(): raise FileNotFoundError(f"source={str(source)!r}: no such file")
-        where = str(path)
-        b = path.read_bytes()
-        suffixes = [s.lower() for s in path.suffixes]
-        if suffixes[-1:] == ['.gz']:
-            try: b = gzip.decompress(b)
-            except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from e
-            suffixes = suffixes[:-1]
-        text, enc = _decode_text(b, encoding, where)
-        head = text.lstrip()[:2000].lower()
-        if suffixes[-1:] == ['.arff'] or (head.startswith(('@relation', '%')) and '@attribute' in head):
-            df, nominal = _read_arff(text, missing, where); fmt = f'ARFF, {enc}'
-        else:
-            df, used = _read_csv_text(text, sep, missing, where); fmt = f'CSV sep={used!r}, {enc}'
-        name = name or path.name.split('.')[0]
-    else:
-        raise TypeError(f"source must be a file path or a pandas DataFrame, got {type(source).__name__}")
+    df, nominal, fmt, where, name = _read_source(source, missing, sep, encoding, name)
     if df.shape[1] == 0 or len(df) == 0: raise ValueError(f"{where}: no rows or no columns to read")
     cols = list(df.columns)
     if label is not None and label not in cols:
         raise ValueError(f"label={label!r} is not a column of {where}; columns: {cols[:20]}")
-    if categorical is None:
-        cat = [c for c in cols if c != label and (c in nominal or pd.api.types.is_bool_dtype(df[c])
-                                                   or not pd.api.types.is_numeric_dtype(df[c]))]
-        marked = _marker_columns(df, [c for c in cat if c not in nominal])
-        if marked: raise ValueError(_nonnumeric_message(df, list(marked), where))
-    else:
-        cat = [categorical] if isinstance(categorical, str) else list(categorical)
-        unknown = [c for c in cat if c not in cols]
-        if unknown: raise ValueError(f"categorical: columns not in {where}: {unknown}")
-        if label in cat: cat.remove(label)
-    feats = [c for c in cols if c != label]
-    raw = df[feats].copy()
+    cat = _categorical_of(df, categorical, label, nominal, where)
+    raw = df[[c for c in cols if c != label]].copy()
     X = clean_features(raw, cat, name=f'{name} features', impute=None)
-    if label is not None:
-        lab = df[label]
-        if lab.isna().any():
-            raise ValueError(f"label column {label!r} has {int(lab.isna().sum())} missing value(s); drop those rows "
-                             "or fill them before reading")
-        values = nominal.get(label) or _sorted_categories(lab)
-        index = {_cat_key(v): i for i, v in enumerate(values)}
-        y = pd.Series([index[_cat_key(v)] for v in lab], index=df.index, name=label, dtype='int64')
-        task = 'binary' if len(values) <= 2 else 'multiclass'
-    else:
-        values, y, task = None, pd.Series(np.zeros(len(df), dtype='int64'), index=df.index), 'unlabelled'
+    values, y, task = _label_of(df, label, nominal)
     schema = draft_schema(df, label=label, categorical=cat)
     for c, vals in nominal.items(): schema.columns[c].categories = list(vals)   # declared order (still drafted)
     n_miss = int(raw.isna().sum().sum())
