@@ -234,9 +234,9 @@ def _print_release(r, out: Path, method: str):
     _say(f"\nprivacy ledger (spent ε={e:.4g} of {r.epsilon:g}, δ={d:.3g} of {r.delta:.3g}):")
     with pd.option_context('display.width', 200, 'display.max_colwidth', 70):
         _say(r.ledger.to_string(index=False, float_format=lambda v: f'{v:.4g}'))
-    pub = r.public.set_index('item') if isinstance(getattr(r, 'public', None), pd.DataFrame) and 'item' in r.public else None
-    if pub is not None and 'missing values' in pub.index:
-        _say(f"\nmissing values: {pub.loc['missing values', 'value']} ({pub.loc['missing values', 'why public']})")
+    pub = getattr(r, 'public', None)
+    rule = pub[pub['item'].astype(str).str.startswith('missing')] if isinstance(pub, pd.DataFrame) and 'item' in pub else []
+    if len(rule): _say(f"\n{rule.iloc[0]['item']}: {rule.iloc[0]['value']} ({rule.iloc[0]['why public']})")
     _say(f"out of domain: {DOMAIN_RULE}")
 
 def _report_kwargs(report, **kw) -> dict:
@@ -269,14 +269,14 @@ def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler,
         r = release(df, method, epsilon, delta=delta, schema=sch, label=label, rng=seed, sampler=sampler, n=rows,
                     allow_drafted=allow_drafted)
     except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, np.linalg.LinAlgError): raise BadInput(WITHHELD) from None
-    _as_schema_types(r.data, sch).to_csv(out, index=False)
+    _as_schema_types(r.data, sch, list(df.columns)).to_csv(out, index=False)
     _print_release(r, out, method)
     if summary and r.original_units: _print_summary(df, r, label, seed, method)
     elif summary: _say(f"\n(no utility summary: {method}'s output is not in the input's units)")
 
-def _as_schema_types(data: pd.DataFrame, sch) -> pd.DataFrame:
-    "The released table with its integer columns written as integers: the format is the schema's, never the input's."
-    out = data.copy()
+def _as_schema_types(data: pd.DataFrame, sch, header: list) -> pd.DataFrame:
+    "The released table as written: integer columns as integers (the schema's format), columns in the file's header order."
+    out = data[[c for c in header if c in data.columns] + [c for c in data.columns if c not in header]].copy()
     for c in out.columns:
         col = sch.columns.get(c)
         if col is not None and col.kind == 'integer' and out[c].notna().all(): out[c] = out[c].round().astype('int64')

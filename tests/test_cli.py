@@ -266,6 +266,21 @@ def test_release_output_text_and_exit_do_not_depend_on_a_cell(table, capsys):
     assert 'TSTR' not in out and 'majority' not in out           # nothing computed from the real rows by default
 
 
+def test_label_cell_neighbours_give_the_same_text(table, capsys):
+    "A missing or undeclared label is mapped by release()'s public rule: the same exit status and text as its neighbour."
+    from dpnotes.release import release
+    csv, sj, schema, d = table
+    probe = pd.DataFrame({'age': [30, 40], 'income': [1.0, 2.0], 'sex': ['F', 'M'], 'city': ['A', 'B'], 'y': ['no', None]})
+    try: release(probe, 'suffstat-gauss', 1.0, schema=sj, rng=0)
+    except ValueError: pytest.skip("this release() still refuses a missing label (the public label rule comes with the front-door change)")
+    seen = set()
+    for i, val in enumerate(['yes', 'no', '', 'maybe']):
+        p = _edit_cell(csv, d, 4, 'y', val, f'l{i}.csv')
+        code, out, err = run(capsys, 'release', p, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+        seen.add((code, out.replace(str(p), 'IN'), err.replace(str(p), 'IN')))
+    assert len(seen) == 1 and list(seen)[0][0] == 0
+
+
 def test_release_prints_no_real_statistics_unless_asked(table, capsys):
     csv, sj, schema, d = table
     code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
@@ -343,9 +358,9 @@ def test_label_keeps_the_input_column_order(tmp_path, capsys):
     g = np.random.default_rng(2); n = 60
     df = pd.DataFrame({'y': g.choice(['a', 'b'], n), 'x1': g.uniform(0, 1, n), 'x2': g.uniform(0, 1, n)})
     csv = tmp_path / 't.csv'; df.to_csv(csv, index=False)
-    sj = tmp_path / 's.json'; sj.write_text(json.dumps({'dpnotes_schema': 1, 'columns': {
-        'y': {'kind': 'categorical', 'categories': ['a', 'b']}, 'x1': {'kind': 'numeric', 'lower': 0, 'upper': 1},
-        'x2': {'kind': 'numeric', 'lower': 0, 'upper': 1}}}))
+    sj = tmp_path / 's.json'; sj.write_text(json.dumps({'dpnotes_schema': 1, 'columns': {   # the schema in another order
+        'x1': {'kind': 'numeric', 'lower': 0, 'upper': 1}, 'x2': {'kind': 'numeric', 'lower': 0, 'upper': 1},
+        'y': {'kind': 'categorical', 'categories': ['a', 'b']}}}))
     code, out, err = run(capsys, 'release', csv, '-o', tmp_path / 'o.csv', '-e', 1, '--schema', sj, '--label', 'y', '--seed', 0)
     assert code == 0, err
     assert list(pd.read_csv(tmp_path / 'o.csv').columns) == ['y', 'x1', 'x2']
@@ -400,13 +415,15 @@ def test_inf_follows_the_python_rule(table, capsys):
     code, out, err = run(capsys, 'release', p, '-o', d / 'o.csv', '-m', 'ron-gauss', '-e', 1, '--schema', sj, '--seed', 7)
     assert code == 0, err
     r = release(read_by_schema(p, sj), 'ron-gauss', 1.0, schema=sj, rng=7, sampler='safe')
-    pd.testing.assert_frame_equal(pd.read_csv(d / 'o.csv'), r.data.reset_index(drop=True), check_dtype=False)
+    r.data.to_csv(d / 'py.csv', index=False)
+    pd.testing.assert_frame_equal(pd.read_csv(d / 'o.csv'), pd.read_csv(d / 'py.csv'), check_dtype=False)
 
 
 def test_missing_value_rule_is_shown(table, capsys):
     csv, sj, schema, d = table
     code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
-    assert code == 0 and 'missing values:' in out and 'out of domain:' in out and 'clipped to the bounds' in out
+    assert code == 0 and any(l.startswith('missing') and 'values: ' in l for l in out.splitlines())
+    assert 'out of domain:' in out and 'clipped to the bounds' in out
     code, out, err = run(capsys, 'schema', csv, '-o', d / 'd.json')
     assert code == 0 and 'reads as missing' in out
     code, out, err = run(capsys, 'release', '--help')
