@@ -1,6 +1,6 @@
-"""`dpnotes release IN -o OUT.csv --method M --epsilon E`: a differentially private table from the shell, with the
-privacy ledger and a utility summary printed; plus `methods`, `schema`, `report`, and `reproduce` for the
-papers' tables and figures.
+"""`dpnotes release IN -o OUT.csv --epsilon E`: a differentially private table from the shell, with the privacy ledger
+and the public rules printed (and nothing computed from the real rows unless asked); plus `methods`, `schema`,
+`check`, `report`, and `reproduce` for the papers' tables and figures.
 
 Docs: https://dpnotes.github.io/dpnotes/cli.html.md"""
 

@@ -110,7 +110,7 @@ def test_methods(capsys):
 
 
 def test_help_has_an_example_per_command(capsys):
-    for cmd in ('release', 'methods', 'schema', 'report', 'reproduce'):
+    for cmd in ('release', 'methods', 'schema', 'check', 'report', 'reproduce'):
         code, out, _ = run(capsys, cmd, '--help')
         assert code == 0 and 'Example:' in out and f'dpnotes {cmd}' in out, (cmd, out)
 
