@@ -23,7 +23,7 @@ import typer
 
 import dpnotes.data as _data
 import dpnotes.privacy as _privacy
-from .data import CHECK_WARNING, check_table, draft_schema, read_by_schema, read_table
+from .data import CHECK_WARNING, check_table, draft_schema, read_by_schema, read_by_schema_dask, read_table
 from .release import METHODS, as_schema, drafted_fields, methods, release, wdbc_schema
 
 # %% auto #0
@@ -217,6 +217,13 @@ def _read_private(source: str, sch) -> pd.DataFrame:
     try: return read_by_schema(p, sch)
     except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e: raise BadInput(_one_line(e)) from None
 
+def _read_private_dask(source: str, sch, method: str):
+    "A table larger than memory (CSV or Parquet path or glob) as a Dask DataFrame typed by the schema alone."
+    ok = [m for m, c in METHODS.items() if c.supports_dask]
+    if method not in ok: raise BadInput(f"--dask: method {method!r} does not run on Dask; methods that do: {', '.join(ok)}")
+    try: return read_by_schema_dask(source, sch)
+    except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e: raise BadInput(_one_line(e)) from None
+
 WITHHELD = ("the release stopped on this table; the reason is withheld because it could depend on the private rows — "
             "`dpnotes check IN --schema S` (NOT private) lists what falls outside the schema")
 
@@ -225,10 +232,10 @@ DOMAIN_RULE = ("out-of-domain cells are never refused by a release: every column
                "is not a number, or not a declared category, reads as missing), numbers are clipped to the bounds, and missing "
                "cells follow the public missing-value rule printed with the ledger; `dpnotes check IN --schema S` lists them (NOT private)")
 
-def _print_release(r, out: Path, method: str):
+def _print_release(r, out: Path, method: str, n_out: int):
     "What a release prints: files, warnings, the ledger and the public rules — functions of released values and public inputs only."
     e, d = r.spent
-    _say(f"wrote {out}: {len(r.data)} rows x {r.data.shape[1]} columns"
+    _say(f"wrote {out}: {n_out} rows x {len(r.data.columns)} columns"
          + ('' if r.original_units else " — in the method's own coordinates, NOT the input's units"))
     if not r.private: _say(f"WARNING: {method} is a paper-faithful variant and is NOT differentially private as released")
     _say(f"\nprivacy ledger (spent ε={e:.4g} of {r.epsilon:g}, δ={d:.3g} of {r.delta:.3g}):")
@@ -260,18 +267,19 @@ def _print_summary(df, r, label, seed, method):
     except Exception as e: _say(f"(no summary: {_one_line(e)})")
 
 # %% ../nbs/61_cli.ipynb #bff3be39
-def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary):
+def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False):
     "Read by the schema, release, write, print. After the inputs are validated nothing printed depends on the rows."
     _say(f"reading {source} …", err=True)
-    df = _read_private(source, sch)
-    _say(f"releasing {len(df)} rows with {method} at ε={epsilon:g} (sampler {sampler}) …", err=True)
+    df = _read_private_dask(source, sch, method) if on_dask else _read_private(source, sch)
+    _say(f"releasing {'on Dask' if on_dask else f'{len(df)} rows'} with {method} at ε={epsilon:g} (sampler {sampler}) …", err=True)
     try:
         r = release(df, method, epsilon, delta=delta, schema=sch, label=label, rng=seed, sampler=sampler, n=rows,
                     allow_drafted=allow_drafted)
     except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, np.linalg.LinAlgError): raise BadInput(WITHHELD) from None
-    _as_schema_types(r.data, sch, list(df.columns)).to_csv(out, index=False)
-    _print_release(r, out, method)
-    if summary and r.original_units: _print_summary(df, r, label, seed, method)
+    n_out = _write_release(r.data, out, sch, list(df.columns))
+    _print_release(r, out, method, n_out)
+    if summary and on_dask: _say("\n(no utility summary on Dask: run `dpnotes report` on a sample, NOT private)")
+    elif summary and r.original_units: _print_summary(df, r, label, seed, method)
     elif summary: _say(f"\n(no utility summary: {method}'s output is not in the input's units)")
 
 def _as_schema_types(data: pd.DataFrame, sch, header: list) -> pd.DataFrame:
@@ -281,6 +289,18 @@ def _as_schema_types(data: pd.DataFrame, sch, header: list) -> pd.DataFrame:
         col = sch.columns.get(c)
         if col is not None and col.kind == 'integer' and out[c].notna().all(): out[c] = out[c].round().astype('int64')
     return out
+
+# %% ../nbs/61_cli.ipynb #42802a99
+def _write_release(data, out: Path, sch, header: list) -> int:
+    "Write the released table (a Dask one partition by partition into one file, with a progress bar on stderr); its row count."
+    from dpnotes.moments import is_dask
+    if not is_dask(data):
+        _as_schema_types(data, sch, header).to_csv(out, index=False); return len(data)
+    from dask.diagnostics import ProgressBar
+    meta = _as_schema_types(data._meta, sch, header)
+    with ProgressBar(out=sys.stderr):
+        data.map_partitions(_as_schema_types, sch, header, meta=meta).to_csv(str(out), single_file=True, index=False)
+    with open(out, 'rb') as f: return sum(1 for _ in f) - 1      # the released file's rows (public: n or --rows)
 
 def _dry_run(sch, method, epsilon, delta, label, input_rows):
     "What a release would cost and give, from the schema and the public settings alone (`dpnotes.plan`); reads no data."
@@ -305,6 +325,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
                 summary: bool = typer.Option(False, '--summary', help='also print a utility summary computed from the real rows (NOT private)'),
                 dry_run: bool = typer.Option(False, '--dry-run', help='read no data: print the ledger, every noise scale and a forecast'),
                 input_rows: int = typer.Option(None, '--input-rows', help="with --dry-run: a public estimate of the input's rows"),
+                on_dask: bool = typer.Option(False, '--dask', help='IN larger than memory: a CSV/Parquet path or glob, released on Dask'),
                 no_report: bool = typer.Option(False, '--no-report', hidden=True, help='no effect (the summary is off by default)')):
     """Release a table with a DP method; print the privacy ledger and the public rules. Nothing computed from the real
     rows is printed unless you ask for it (--summary, NOT private). Cells outside the schema are never refused: a cell
@@ -314,7 +335,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
     Example:  dpnotes release wdbc -o wdbc_dp.csv --method suffstat-gauss --epsilon 1
     """
     s = _check_numbers(method, epsilon, delta, seed, rows, sampler)
-    if not Path(source).exists() and source.lower() not in SHIPPED:
+    if not on_dask and not Path(source).exists() and source.lower() not in SHIPPED:
         raise BadInput(f"{source}: file not found (or a shipped table name: {', '.join(SHIPPED)})")
     if out is None and not dry_run: raise BadInput("missing option '-o' / '--out': the released table (CSV) to write")
     if input_rows is not None and input_rows < 1: raise BadInput(f"--input-rows must be >= 1, got {input_rows}")
@@ -323,7 +344,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
     warn = benchmark_warning(method, epsilon)
     if warn: _say(warn, err=True)
     if dry_run: return _dry_run(sch, method, epsilon, delta, label, input_rows)
-    _run_release(source, out, sch, label, method, epsilon, delta, seed, s, rows, allow_drafted, summary)
+    _run_release(source, out, sch, label, method, epsilon, delta, seed, s, rows, allow_drafted, summary, on_dask)
 
 # %% ../nbs/61_cli.ipynb #7bdccf0f
 @_app.command('check')

@@ -20,7 +20,7 @@ from fastcore.basics import patch
 __all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING', 'CHECK_WARNING',
            'Dataset', 'Column', 'Schema', 'draft_schema', 'datasets_dir', 'find_data_dir', 'cache_dir', 'list_datasets',
            'dataset_info', 'clean_features', 'load_dataset', 'fetch_dataset', 'data_available', 'read_table',
-           'check_complete', 'table_cells', 'read_by_schema', 'check_table']
+           'check_complete', 'table_cells', 'read_by_schema', 'check_table', 'read_by_schema_dask']
 
 # %% ../nbs/02_data.ipynb #2d522e01
 @dataclass(repr=False)
@@ -1181,3 +1181,34 @@ def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
         out += f(h, cells, col, missing)
     t = pd.DataFrame(out, columns=['column', 'finding', 'cells', 'examples', 'in a release'])
     return t[t['cells'] > 0].reset_index(drop=True)
+
+# %% ../nbs/02_data.ipynb #3c7d0d22
+def _typed_part(part: pd.DataFrame, schema, missing=DEFAULT_MISSING) -> pd.DataFrame:
+    "One partition of text cells typed by the schema alone (the rule of `read_by_schema`, row by row)."
+    return pd.DataFrame({h: _typed(part[h].astype(object).where(part[h].notna(), '').astype(str), schema.columns[h], missing)
+                         for h in part.columns}, index=part.index)
+
+def read_by_schema_dask(source, # a CSV or Parquet path, or a glob of them (e.g. 'parts/*.csv')
+                        schema, # the public `Schema` (or its dict / JSON path)
+                        blocksize: str = '64MB', # CSV bytes per partition
+                       ):
+    "A Dask DataFrame typed by the schema alone, for a table larger than memory: the header (or Parquet columns) checked against the schema, every partition typed by the rule of `read_by_schema`."
+    import glob as _glob
+    import dask.dataframe as dd
+    schema = _as_schema(schema)
+    paths = sorted(_glob.glob(str(source))) if any(ch in str(source) for ch in '*?[') else [str(source)]
+    if not paths or not all(Path(p).is_file() for p in paths): raise FileNotFoundError(f"source={str(source)!r}: no such file")
+    if all(p.lower().endswith(('.parquet', '.pq')) for p in paths):
+        ddf = dd.read_parquet(paths)
+        header = [str(c) for c in ddf.columns]
+        _header_vs_schema(header, schema, paths[0])
+        ddf = ddf.astype(str)
+    else:
+        with open(paths[0], encoding='utf-8', errors='replace') as f: first = f.readline().lstrip('\ufeff')
+        sep = _header_sep(first, set(schema.columns))
+        header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
+        _header_vs_schema(header, schema, paths[0])
+        ddf = dd.read_csv(paths, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True, blocksize=blocksize)
+        ddf.columns = header
+    meta = _typed_part(pd.DataFrame({h: pd.Series([], dtype=object) for h in header}), schema)
+    return ddf.map_partitions(_typed_part, schema, meta=meta)

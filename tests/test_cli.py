@@ -451,3 +451,20 @@ def test_dry_run_reads_no_data(table, capsys, monkeypatch):
     assert code == 0 and 'n=100' in out and 'n=100,000' in out
     code, out, err = run(capsys, 'release', csv, '--dry-run', '-e', 1, '--schema', sj, '-m', 'dprp', '--input-rows', 80)
     assert code == 0 and 'ledger only' in out and 'warning: dprp' in err
+
+
+def test_release_on_dask_from_a_glob(table, capsys):
+    "--dask: a glob of CSV parts read by the schema on Dask, released, and written partition by partition into one file."
+    csv, sj, schema, d = table
+    real = pd.read_csv(csv)
+    (d / 'parts').mkdir()
+    for i, part in enumerate(np.array_split(np.arange(len(real)), 3)): real.iloc[part].to_csv(d / 'parts' / f'p{i}.csv', index=False)
+    code, out, err = run(capsys, 'release', d / 'parts' / 'p*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask', '--seed', 0)
+    assert code == 0, err
+    rel = pd.read_csv(d / 'dk.csv')
+    assert rel.shape == real.shape and list(rel.columns) == list(real.columns) and f'{len(real)} rows' in out
+    assert rel['age'].dtype.kind == 'i' and rel['age'].between(18, 90).all() and set(rel['city']) <= {'A', 'B', 'C'}
+    code, out, err = run(capsys, 'release', d / 'parts' / 'p*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask', '-m', 'pca-gauss')
+    assert code == 2 and 'does not run on Dask' in err
+    code, out, err = run(capsys, 'release', d / 'parts' / 'q*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask')
+    assert code == 2 and 'no such file' in err
