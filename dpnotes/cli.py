@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -270,13 +271,16 @@ def _print_summary(df, r, label, seed, method):
 def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False):
     "Read by the schema, release, write, print. After the inputs are validated nothing printed depends on the rows."
     _say(f"reading {source} …", err=True)
-    df = _read_private_dask(source, sch, method) if on_dask else _read_private(source, sch)
-    _say(f"releasing {'on Dask' if on_dask else f'{len(df)} rows'} with {method} at ε={epsilon:g} (sampler {sampler}) …", err=True)
-    try:
-        r = release(df, method, epsilon, delta=delta, schema=sch, label=label, rng=seed, sampler=sampler, n=rows,
-                    allow_drafted=allow_drafted)
-    except (ValueError, TypeError, ArithmeticError, IndexError, KeyError, np.linalg.LinAlgError): raise BadInput(WITHHELD) from None
-    n_out = _write_release(r.data, out, sch, list(df.columns))
+    with warnings.catch_warnings():                 # a warning raised while the rows are read or released could depend on them
+        warnings.simplefilter('ignore')
+        df = _read_private_dask(source, sch, method) if on_dask else _read_private(source, sch)
+        _say(f"releasing {'on Dask' if on_dask else f'{len(df)} rows'} with {method} at ε={epsilon:g} (sampler {sampler}) …", err=True)
+        try:
+            r = release(df, method, epsilon, delta=delta, schema=sch, label=label, rng=seed, sampler=sampler, n=rows,
+                        allow_drafted=allow_drafted)
+            n_out = _write_release(r.data, out, sch, list(df.columns))
+        except OSError as e: raise BadInput(f"-o: cannot write {out} ({e.strerror or type(e).__name__})") from None
+        except Exception: raise BadInput(WITHHELD) from None
     _print_release(r, out, method, n_out)
     if summary and on_dask: _say("\n(no utility summary on Dask: run `dpnotes report` on a sample, NOT private)")
     elif summary and r.original_units: _print_summary(df, r, label, seed, method)

@@ -468,3 +468,19 @@ def test_release_on_dask_from_a_glob(table, capsys):
     assert code == 2 and 'does not run on Dask' in err
     code, out, err = run(capsys, 'release', d / 'parts' / 'q*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask')
     assert code == 2 and 'no such file' in err
+
+
+def test_no_warning_escapes_while_the_rows_are_touched(table, capsys, monkeypatch):
+    "A warning raised inside the release (it could name a value) is neither printed nor passed on."
+    import warnings
+    import dpnotes.cli as cli
+    real = cli.release
+    def chatty(*a, **k):
+        warnings.warn("column 'age' holds 1234 (a private value)", RuntimeWarning)
+        return real(*a, **k)
+    monkeypatch.setattr(cli, 'release', chatty)
+    csv, sj, schema, d = table
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter('always')
+        code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+    assert code == 0 and '1234' not in out + err and not [w for w in seen if '1234' in str(w.message)]
