@@ -343,6 +343,8 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
         raise BadInput(f"{source}: file not found (or a shipped table name: {', '.join(SHIPPED)})")
     if out is None and not dry_run: raise BadInput("missing option '-o' / '--out': the released table (CSV) to write")
     if input_rows is not None and input_rows < 1: raise BadInput(f"--input-rows must be >= 1, got {input_rows}")
+    if on_dask and rows is not None and method == 'dprp':
+        raise BadInput("--rows: on Dask, dprp releases exactly its noisy rows (one per input row); leave --rows out")
     if out is not None: _check_out(out, source, ('.csv',))
     sch, label = _release_schema(schema, source, label, method, allow_drafted)
     warn = benchmark_warning(method, epsilon)

@@ -466,6 +466,8 @@ def test_release_on_dask_from_a_glob(table, capsys):
     assert rel['age'].dtype.kind == 'i' and rel['age'].between(18, 90).all() and set(rel['city']) <= {'A', 'B', 'C'}
     code, out, err = run(capsys, 'release', d / 'parts' / 'p*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask', '-m', 'pca-gauss')
     assert code == 2 and 'does not run on Dask' in err
+    code, out, err = run(capsys, 'release', d / 'parts' / 'p*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask', '-m', 'dprp', '--rows', 5)
+    assert code == 2 and '--rows' in err
     code, out, err = run(capsys, 'release', d / 'parts' / 'q*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask')
     assert code == 2 and 'no such file' in err
 
