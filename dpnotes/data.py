@@ -1142,13 +1142,13 @@ def _numeric_findings(name, cells, col, missing) -> list:
         out.append((name, 'not a whole number', len(frac), _examples(frac), 'used as is; released values are rounded'))
     return out
 
-def _category_findings(name, cells, col, missing) -> list:
-    "(column, finding, cells, examples, rule) rows of one categorical column."
+def _category_findings(name, cells, col, missing, label=False) -> list:
+    "(column, finding, cells, examples, rule) rows of one categorical column (the label's missing state is its first class)."
     s = cells.str.strip(); miss = s.isin(list(missing))
     unknown = ~miss & ~s.isin(list(_category_map(col)))
-    return [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), 'missing-value rule'),
-            (name, f'not among the {len(col.categories)} declared categories', int(unknown.sum()), _examples(s[unknown]),
-             'read as missing')]
+    rule = f'read as the first class {col.categories[0]!r}' if label else 'read as missing'
+    return [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), rule if label else 'missing-value rule'),
+            (name, f'not among the {len(col.categories)} declared categories', int(unknown.sum()), _examples(s[unknown]), rule)]
 
 # %% ../nbs/02_data.ipynb #c7c61556
 CHECK_WARNING = ("NOT PRIVATE: this check reads the real rows and shows values, counts and line numbers from them. "
@@ -1177,8 +1177,8 @@ def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
     for h in dict.fromkeys(header):
         if h not in schema.columns: continue
         col, cells = schema.columns[h], raw[h] if raw[h].ndim == 1 else raw[h].iloc[:, 0]
-        f = _category_findings if col.kind == 'categorical' else _numeric_findings
-        out += f(h, cells, col, missing)
+        if col.kind == 'categorical': out += _category_findings(h, cells, col, missing, label=h == schema.label)
+        else: out += _numeric_findings(h, cells, col, missing)
     t = pd.DataFrame(out, columns=['column', 'finding', 'cells', 'examples', 'in a release'])
     return t[t['cells'] > 0].reset_index(drop=True)
 
