@@ -17,9 +17,10 @@ import pandas as pd
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING', 'Dataset', 'Column',
-           'Schema', 'draft_schema', 'datasets_dir', 'find_data_dir', 'cache_dir', 'list_datasets', 'dataset_info',
-           'clean_features', 'load_dataset', 'fetch_dataset', 'data_available', 'read_table', 'check_complete']
+__all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING', 'CHECK_WARNING',
+           'Dataset', 'Column', 'Schema', 'draft_schema', 'datasets_dir', 'find_data_dir', 'cache_dir', 'list_datasets',
+           'dataset_info', 'clean_features', 'load_dataset', 'fetch_dataset', 'data_available', 'read_table',
+           'check_complete', 'table_cells', 'read_by_schema', 'check_table', 'read_by_schema_dask']
 
 # %% ../nbs/02_data.ipynb #2d522e01
 @dataclass(repr=False)
@@ -52,34 +53,41 @@ class Dataset:
         "Sorted label values present in `y`."
         return np.unique(self.y.to_numpy())
 
-    def decode_labels(self, codes) -> np.ndarray:
-        "Original label values of integer `codes` (the codes themselves when `label_values` is None)."
-        c = np.asarray(codes)
-        if self.label_values is None: return c
-        lv = np.asarray(self.label_values, dtype=object)
-        ok = (c >= 0) & (c < len(lv)) if c.dtype.kind in 'iu' else np.zeros(c.shape, bool)
-        if not ok.all(): raise ValueError(f"codes must be integers 0..{len(lv) - 1}")
-        return lv[c]
+# %% ../nbs/02_data.ipynb #469cf666
+@patch
+def decode_labels(self: Dataset, codes) -> np.ndarray:
+    "Original label values of integer `codes` (the codes themselves when `label_values` is None)."
+    c = np.asarray(codes)
+    if self.label_values is None: return c
+    lv = np.asarray(self.label_values, dtype=object)
+    ok = (c >= 0) & (c < len(lv)) if c.dtype.kind in 'iu' else np.zeros(c.shape, bool)
+    if not ok.all(): raise ValueError(f"codes must be integers 0..{len(lv) - 1}")
+    return lv[c]
 
-    def copy(self) -> 'Dataset':
-        "A deep copy (new DataFrame/Series)."
-        import copy as _copy
-        return Dataset(self.X.copy(), self.y.copy(), self.name, self.task, self.source,
-                       tuple(self.categorical), dict(self.label_names),
-                       None if self.raw is None else self.raw.copy(), self.label_name,
-                       None if self.label_values is None else list(self.label_values), _copy.deepcopy(self.schema))
+@patch
+def copy(self: Dataset) -> 'Dataset':
+    "A deep copy (new DataFrame/Series)."
+    import copy as _copy
+    return Dataset(self.X.copy(), self.y.copy(), self.name, self.task, self.source,
+                   tuple(self.categorical), dict(self.label_names),
+                   None if self.raw is None else self.raw.copy(), self.label_name,
+                   None if self.label_values is None else list(self.label_values), _copy.deepcopy(self.schema))
 
-    def __repr__(self):
-        counts = ('none' if self.task == 'unlabelled' else 'continuous' if self.task == 'regression' else
-                  ', '.join(f'{k}: {v}' for k, v in self.y.value_counts().sort_index().items()))
-        return f"Dataset({self.name!r}, n={self.n}, d={self.d}, task={self.task!r}, y=[{counts}])"
+@patch
+def __repr__(self: Dataset):
+    counts = ('none' if self.task == 'unlabelled' else 'continuous' if self.task == 'regression' else
+              ', '.join(f'{k}: {v}' for k, v in self.y.value_counts().sort_index().items()))
+    return f"Dataset({self.name!r}, n={self.n}, d={self.d}, task={self.task!r}, y=[{counts}])"
 
 # %% ../nbs/02_data.ipynb #704c433f
 COLUMN_KINDS = ('numeric', 'integer', 'categorical')
+
 SCHEMA_VERSION = 1
+
 DRAFTED_NOTE = ("values marked drafted were taken from the data: they are not private; "
                 "review them before a release")
 
+# %% ../nbs/02_data.ipynb #3541a6fc
 @dataclass
 class Column:
     "Public description of one column: its kind, bounds (numeric/integer) or categories (categorical)."
@@ -114,25 +122,28 @@ class Column:
                 raise ValueError(f"lower={self.lower} exceeds upper={self.upper}")
         self.drafted = bool(self.drafted)
 
-    def to_dict(self) -> dict:
-        "The JSON form: only the fields that apply to this kind."
-        d = {'kind': self.kind}
-        if self.kind == 'categorical': d['categories'] = [_json_value(c) for c in self.categories]
-        else:
-            if self.lower is not None: d['lower'] = self.lower
-            if self.upper is not None: d['upper'] = self.upper
-        d['drafted'] = self.drafted
-        return d
-
 def _cat_key(v):
     "Hashable key of a category value (numpy scalars compare as their Python values)."
     return v.item() if isinstance(v, np.generic) else v
 
+# %% ../nbs/02_data.ipynb #5a576f2c
 def _json_value(v):
     "A category value as JSON can hold it."
     v = _cat_key(v)
     if isinstance(v, float) and v.is_integer(): return int(v)
     return v
+
+# %% ../nbs/02_data.ipynb #47cf1cbe
+@patch
+def to_dict(self: Column) -> dict:
+    "The JSON form: only the fields that apply to this kind."
+    d = {'kind': self.kind}
+    if self.kind == 'categorical': d['categories'] = [_json_value(c) for c in self.categories]
+    else:
+        if self.lower is not None: d['lower'] = self.lower
+        if self.upper is not None: d['upper'] = self.upper
+    d['drafted'] = self.drafted
+    return d
 
 # %% ../nbs/02_data.ipynb #b2cc3fa5
 @dataclass
@@ -154,7 +165,8 @@ class Schema:
             if self.label not in self.columns:
                 raise ValueError(f"label={self.label!r} is not a column of the schema")
             if self.columns[self.label].kind != 'categorical':
-                raise ValueError(f"the label column {self.label!r} must be 'categorical' (list its values)")
+                raise ValueError(f"the label column {self.label!r} must be declared with its public classes, e.g. "
+                                 f'"{self.label}": {{"kind": "categorical", "categories": [0, 1]}}')
 
     def drafted_fields(self) -> list[str]:
         "Names of the columns whose description was taken from the data (review them before a release)."
@@ -167,38 +179,41 @@ class Schema:
         if self.drafted_fields(): d['note'] = DRAFTED_NOTE
         return d
 
-    @classmethod
-    def from_dict(cls, d: dict) -> 'Schema':
-        "Inverse of `to_dict`."
-        if not isinstance(d, dict) or d.get('dpnotes_schema') != SCHEMA_VERSION:
-            raise ValueError(f"not a dpnotes schema (expected the key 'dpnotes_schema': {SCHEMA_VERSION})")
-        unknown = set(d) - {'dpnotes_schema', 'label', 'columns', 'note'}
-        if unknown: raise ValueError(f"unknown schema keys: {sorted(unknown)}")
-        return cls({k: Column(**v) for k, v in d['columns'].items()}, d.get('label'))
+# %% ../nbs/02_data.ipynb #672fcaba
+@patch(cls_method=True)
+def from_dict(cls: Schema, d: dict) -> 'Schema':
+    "Inverse of `to_dict`."
+    if not isinstance(d, dict) or d.get('dpnotes_schema') != SCHEMA_VERSION:
+        raise ValueError(f"not a dpnotes schema (expected the key 'dpnotes_schema': {SCHEMA_VERSION})")
+    unknown = set(d) - {'dpnotes_schema', 'label', 'columns', 'note'}
+    if unknown: raise ValueError(f"unknown schema keys: {sorted(unknown)}")
+    return cls({k: Column(**v) for k, v in d['columns'].items()}, d.get('label'))
 
-    def to_json(self, path=None) -> str:
-        "JSON text of the schema; written to `path` too when given."
-        import json
-        text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + '\n'
-        if path is not None: Path(path).write_text(text, encoding='utf-8')
-        return text
+@patch
+def to_json(self: Schema, path=None) -> str:
+    "JSON text of the schema; written to `path` too when given."
+    import json
+    text = json.dumps(self.to_dict(), indent=2, ensure_ascii=False) + '\n'
+    if path is not None: Path(path).write_text(text, encoding='utf-8')
+    return text
 
-    @classmethod
-    def from_json(cls, path_or_text) -> 'Schema':
-        "Read a schema from a JSON file or from JSON text."
-        import json
-        if isinstance(path_or_text, str) and path_or_text.lstrip().startswith('{'): text = path_or_text
-        else: text = Path(path_or_text).read_text(encoding='utf-8')
-        return cls.from_dict(json.loads(text))
+@patch(cls_method=True)
+def from_json(cls: Schema, path_or_text) -> 'Schema':
+    "Read a schema from a JSON file or from JSON text."
+    import json
+    if isinstance(path_or_text, str) and path_or_text.lstrip().startswith('{'): text = path_or_text
+    else: text = Path(path_or_text).read_text(encoding='utf-8')
+    return cls.from_dict(json.loads(text))
 
-    def __repr__(self):
-        parts = []
-        for k, c in self.columns.items():
-            s = (f"{len(c.categories)} categories" if c.kind == 'categorical' else f"[{c.lower}, {c.upper}]")
-            parts.append(f"  {k!r}: {c.kind} {s}{' (drafted)' if c.drafted else ''}{' <- label' if k == self.label else ''}")
-        head = f"Schema({len(self.columns)} columns, label={self.label!r})"
-        warn = f"\n  note: {DRAFTED_NOTE}" if self.drafted_fields() else ''
-        return head + warn + '\n' + '\n'.join(parts)
+@patch
+def __repr__(self: Schema):
+    parts = []
+    for k, c in self.columns.items():
+        s = (f"{len(c.categories)} categories" if c.kind == 'categorical' else f"[{c.lower}, {c.upper}]")
+        parts.append(f"  {k!r}: {c.kind} {s}{' (drafted)' if c.drafted else ''}{' <- label' if k == self.label else ''}")
+    head = f"Schema({len(self.columns)} columns, label={self.label!r})"
+    warn = f"\n  note: {DRAFTED_NOTE}" if self.drafted_fields() else ''
+    return head + warn + '\n' + '\n'.join(parts)
 
 # %% ../nbs/02_data.ipynb #b0803844
 def _integral(v: np.ndarray) -> np.ndarray:
@@ -259,6 +274,7 @@ def _draft_column(s: pd.Series, categorical: bool) -> Column:
     if kind == 'integer': lo, hi = int(lo), int(hi)
     return Column(kind, lo, hi, drafted=True)
 
+# %% ../nbs/02_data.ipynb #ff119278
 def draft_schema(table, # a DataFrame, or a `Dataset` (its `raw` table and label)
                  label: str | None = None, # label column (forced categorical)
                  categorical=None, # columns to treat as categorical, besides non-numeric ones
@@ -285,12 +301,17 @@ def draft_schema(table, # a DataFrame, or a `Dataset` (its `raw` table and label
 
 # %% ../nbs/02_data.ipynb #fa3b2e0f
 import gzip
+
 import hashlib
+
 import io
+
 import json
+
 from functools import lru_cache
 
 DATA_ENV = 'DPNOTES_DATA'  # offline copy of the fetched tables (a folder laid out like the shared data folder)
+
 CACHE_ENV = 'DPNOTES_CACHE'  # where fetched tables are stored
 
 def datasets_dir() -> Path:
@@ -311,6 +332,7 @@ def _check_dir(p, what: str) -> Path:
     if not q.is_dir(): raise FileNotFoundError(f"{what}={str(p)!r} is not a directory")
     return q
 
+# %% ../nbs/02_data.ipynb #4f94d92e
 def find_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
     "The user-chosen data folder: the `data_dir` argument, else `$DPNOTES_DATA` (shipped tables need neither)."
     if data_dir is not None: return _check_dir(data_dir, 'data_dir')
@@ -366,6 +388,7 @@ def _need(path: Path) -> Path:
             "to the folder holding the dataset folders (laid out like registry.json's data_path entries).")
     return path
 
+# %% ../nbs/02_data.ipynb #365ef58a
 def _csv(files: _Files, data_path: str, **kw) -> pd.DataFrame:
     "pandas.read_csv of a registry file; a parse error names the file."
     buf = files.read(data_path)
@@ -398,6 +421,7 @@ def _read_sklearn(which):
         return X, b.target.astype('int64').rename('target')
     return read
 
+# %% ../nbs/02_data.ipynb #691654b2
 def _header_csv(data_path: str, label: str, valid: tuple, positive=None):
     "Reader for a CSV with a header row and `?` for missing; with `positive`, label == positive -> 1, else 0."
     def read(files, split=None):
@@ -429,6 +453,7 @@ def _read_adult(files, split: str = 'all'):
     y = df.pop('income')
     return df, y
 
+# %% ../nbs/02_data.ipynb #c2ce0c19
 def _spambase_names(files) -> list[str]:
     dp = 'spambase/spambase.names'
     if not files.has(dp): return [f'f{i}' for i in range(57)]
@@ -483,6 +508,10 @@ _REGISTRY = {
          5: 'cronic dermatitis', 6: 'pityriasis rubra pilaris'},
         "Dermatology (UCI id 33), Ilter & Guvenir 1998: 366 rows, 34 attributes, 8 missing ages ('?') imputed by the "
         "mean; classes 1-6 (112/61/72/49/52/20). Used by DPRP.", valid=(1, 2, 3, 4, 5, 6)),
+}
+
+# %% ../nbs/02_data.ipynb #358b253d
+_REGISTRY.update({
     'cervical_cancer': _csv_spec('cervical_cancer_risk_factors/risk_factors_cervical_cancer.csv', 'Biopsy', 'binary',
         {0: 'biopsy negative', 1: 'biopsy positive'},
         "Cervical cancer risk factors (UCI id 383), Fernandes et al. 2017: 858 rows, 35 features (the other three "
@@ -510,7 +539,7 @@ _REGISTRY = {
         "Lifesci table used by DP-SYN and DP-EM: 26,733 rows x 10 real attributes, binary label a10 (804 ones). "
         "Origin outside UCI unverified; licence unknown, hence not shipped: fetched on first use (see registry.json).",
         valid=(0, 1), label_values=(0, 1)),
-}
+})
 
 def _unknown_name(name) -> ValueError:
     return ValueError(f"unknown dataset name={name!r}; valid names: {', '.join(_REGISTRY)}. "
@@ -526,6 +555,7 @@ def list_datasets() -> list[str]:
     "Names accepted by `load_dataset`."
     return list(_REGISTRY)
 
+# %% ../nbs/02_data.ipynb #6afcd7e6
 def dataset_info(name: str) -> dict:
     "Provenance of a registry table: licence, source, origin, files with sizes and sha256, and where it is kept."
     key = _key(name)
@@ -568,6 +598,7 @@ def _nonnumeric_message(df: pd.DataFrame, cols: list, name: str) -> str:
                    "to one-hot encode them")
     return '; '.join(msg)
 
+# %% ../nbs/02_data.ipynb #4def2190
 def clean_features(raw: pd.DataFrame, categorical=(), name: str = 'X', impute: str | None = 'mean') -> pd.DataFrame:
     "One-hot encode `categorical` columns (`col=level`, all levels, sorted); impute missing values by column means (`impute='mean'`, not private) or leave them NaN (`impute=None`)."
     if not isinstance(raw, pd.DataFrame): raise TypeError(f"{name} must be a pandas DataFrame")
@@ -649,6 +680,7 @@ def _shipped_schema(key: str):
     p = datasets_dir() / 'schemas' / f'{key}.json'
     return Schema.from_json(p) if p.is_file() else None
 
+# %% ../nbs/02_data.ipynb #6fa51821
 def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *, complete: bool | None = None,
                  split: str | None = None, verify: bool = True) -> Dataset:
     "Load dataset `name` (see `list_datasets()`) as numeric `X` (means imputed, one-hot) and integer label `y`."
@@ -723,6 +755,7 @@ def fetch_dataset(name: str, *, source: str | os.PathLike | None = None, cache: 
                          f"({e['sha256'][:16]}...); nothing was kept. Details: {err}") from err
     return Path(out)
 
+# %% ../nbs/02_data.ipynb #8edc24dd
 def data_available(name: str, data_dir: str | os.PathLike | None = None) -> bool:
     "True if `load_dataset(name, data_dir)` can read its files without a download."
     key = _key(name)
@@ -739,6 +772,7 @@ def data_available(name: str, data_dir: str | os.PathLike | None = None) -> bool
 
 # %% ../nbs/02_data.ipynb #7e3a1c0f
 import codecs
+
 import csv
 
 DEFAULT_MISSING = ('?', '', 'NA')
@@ -766,6 +800,7 @@ def _sniff_sep(text: str) -> str:
         if len(counts) == 1 and (k := counts.pop()) > best_k: best, best_k = d, k
     return best
 
+# %% ../nbs/02_data.ipynb #db5ac89e
 def _apply_missing(df: pd.DataFrame, missing) -> pd.DataFrame:
     "Strip text cells, turn the `missing` markers into NaN, and make columns numeric where every value is a number."
     out = {}
@@ -823,6 +858,7 @@ def _arff_attribute(rest: str, where: str) -> tuple:
     raise ValueError(f"{where}: attribute {name!r} has an unsupported ARFF type {typ[:30]!r} "
                      "(numeric, real, integer, string, date and nominal {...} are read)")
 
+# %% ../nbs/02_data.ipynb #3c2809f5
 def _read_arff(text: str, missing, where: str) -> tuple:
     "DataFrame of a (dense) ARFF file and its nominal attributes {name: declared values}."
     attrs, data, in_data = [], [], False
@@ -862,6 +898,65 @@ def _read_arff(text: str, missing, where: str) -> tuple:
         else: df[name] = s
     return df, nominal
 
+# %% ../nbs/02_data.ipynb #e2aeb890
+def _read_source(source, missing, sep, encoding, name) -> tuple:
+    "(table as read, ARFF nominal attributes, format, where, name) of a DataFrame or a CSV/ARFF file."
+    nominal, fmt = {}, 'DataFrame'
+    if isinstance(source, pd.DataFrame):
+        where = 'DataFrame'
+        names = [str(c) for c in source.columns]
+        dup = sorted({c for c in names if names.count(c) > 1})
+        if dup: raise ValueError(f"the DataFrame has duplicated column names {dup}; rename them")
+        df = _apply_missing(source.copy(), missing)
+        df.columns = names
+        return df, nominal, fmt, where, name or 'table'
+    if not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"source must be a file path or a pandas DataFrame, got {type(source).__name__}")
+    path = Path(source).expanduser()
+    if not path.is_file(): raise FileNotFoundError(f"source={str(source)!r}: no such file")
+    where = str(path)
+    b = path.read_bytes()
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes[-1:] == ['.gz']:
+        try: b = gzip.decompress(b)
+        except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from e
+        suffixes = suffixes[:-1]
+    text, enc = _decode_text(b, encoding, where)
+    head = text.lstrip()[:2000].lower()
+    if suffixes[-1:] == ['.arff'] or (head.startswith(('@relation', '%')) and '@attribute' in head):
+        df, nominal = _read_arff(text, missing, where); fmt = f'ARFF, {enc}'
+    else:
+        df, used = _read_csv_text(text, sep, missing, where); fmt = f'CSV sep={used!r}, {enc}'
+    return df, nominal, fmt, where, name or path.name.split('.')[0]
+
+# %% ../nbs/02_data.ipynb #1ca8aa55
+def _categorical_of(df, categorical, label, nominal, where) -> list:
+    "The columns to one-hot encode: as given, or the non-numeric ones and the ARFF nominal attributes (markers refused)."
+    cols = list(df.columns)
+    if categorical is None:
+        cat = [c for c in cols if c != label and (c in nominal or pd.api.types.is_bool_dtype(df[c])
+                                                   or not pd.api.types.is_numeric_dtype(df[c]))]
+        marked = _marker_columns(df, [c for c in cat if c not in nominal])
+        if marked: raise ValueError(_nonnumeric_message(df, list(marked), where))
+        return cat
+    cat = [categorical] if isinstance(categorical, str) else list(categorical)
+    unknown = [c for c in cat if c not in cols]
+    if unknown: raise ValueError(f"categorical: columns not in {where}: {unknown}")
+    if label in cat: cat.remove(label)
+    return cat
+
+def _label_of(df, label, nominal) -> tuple:
+    "(label values, integer codes, task) of the label column (values in declared or sorted order)."
+    if label is None: return None, pd.Series(np.zeros(len(df), dtype='int64'), index=df.index), 'unlabelled'
+    lab = df[label]
+    if lab.isna().any():
+        raise ValueError(f"label column {label!r} has {int(lab.isna().sum())} missing value(s); drop those rows "
+                         "or fill them before reading")
+    values = nominal.get(label) or _sorted_categories(lab)
+    index = {_cat_key(v): i for i, v in enumerate(values)}
+    y = pd.Series([index[_cat_key(v)] for v in lab], index=df.index, name=label, dtype='int64')
+    return values, y, 'binary' if len(values) <= 2 else 'multiclass'
+
 # %% ../nbs/02_data.ipynb #7e3a1c11
 def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas DataFrame
                label: str | None = None, # name of the label column (coded 0..K-1; original values in `label_values`)
@@ -877,62 +972,15 @@ def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas Dat
     missing = tuple(missing)
     if not all(isinstance(m, str) for m in missing): raise TypeError("missing must be a string or a list of strings")
     if sep is not None and (not isinstance(sep, str) or not sep): raise ValueError("sep must be a non-empty string")
-    nominal, fmt = {}, 'DataFrame'
-    if isinstance(source, pd.DataFrame):
-        where = 'DataFrame'
-        names = [str(c) for c in source.columns]
-        dup = sorted({c for c in names if names.count(c) > 1})
-        if dup: raise ValueError(f"the DataFrame has duplicated column names {dup}; rename them")
-        df = _apply_missing(source.copy(), missing)
-        df.columns = names
-        name = name or 'table'
-    elif isinstance(source, (str, os.PathLike)):
-        path = Path(source).expanduser()
-        if not path.is_file(): raise FileNotFoundError(f"source={str(source)!r}: no such file")
-        where = str(path)
-        b = path.read_bytes()
-        suffixes = [s.lower() for s in path.suffixes]
-        if suffixes[-1:] == ['.gz']:
-            try: b = gzip.decompress(b)
-            except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from e
-            suffixes = suffixes[:-1]
-        text, enc = _decode_text(b, encoding, where)
-        head = text.lstrip()[:2000].lower()
-        if suffixes[-1:] == ['.arff'] or (head.startswith(('@relation', '%')) and '@attribute' in head):
-            df, nominal = _read_arff(text, missing, where); fmt = f'ARFF, {enc}'
-        else:
-            df, used = _read_csv_text(text, sep, missing, where); fmt = f'CSV sep={used!r}, {enc}'
-        name = name or path.name.split('.')[0]
-    else:
-        raise TypeError(f"source must be a file path or a pandas DataFrame, got {type(source).__name__}")
+    df, nominal, fmt, where, name = _read_source(source, missing, sep, encoding, name)
     if df.shape[1] == 0 or len(df) == 0: raise ValueError(f"{where}: no rows or no columns to read")
     cols = list(df.columns)
     if label is not None and label not in cols:
         raise ValueError(f"label={label!r} is not a column of {where}; columns: {cols[:20]}")
-    if categorical is None:
-        cat = [c for c in cols if c != label and (c in nominal or pd.api.types.is_bool_dtype(df[c])
-                                                   or not pd.api.types.is_numeric_dtype(df[c]))]
-        marked = _marker_columns(df, [c for c in cat if c not in nominal])
-        if marked: raise ValueError(_nonnumeric_message(df, list(marked), where))
-    else:
-        cat = [categorical] if isinstance(categorical, str) else list(categorical)
-        unknown = [c for c in cat if c not in cols]
-        if unknown: raise ValueError(f"categorical: columns not in {where}: {unknown}")
-        if label in cat: cat.remove(label)
-    feats = [c for c in cols if c != label]
-    raw = df[feats].copy()
+    cat = _categorical_of(df, categorical, label, nominal, where)
+    raw = df[[c for c in cols if c != label]].copy()
     X = clean_features(raw, cat, name=f'{name} features', impute=None)
-    if label is not None:
-        lab = df[label]
-        if lab.isna().any():
-            raise ValueError(f"label column {label!r} has {int(lab.isna().sum())} missing value(s); drop those rows "
-                             "or fill them before reading")
-        values = nominal.get(label) or _sorted_categories(lab)
-        index = {_cat_key(v): i for i, v in enumerate(values)}
-        y = pd.Series([index[_cat_key(v)] for v in lab], index=df.index, name=label, dtype='int64')
-        task = 'binary' if len(values) <= 2 else 'multiclass'
-    else:
-        values, y, task = None, pd.Series(np.zeros(len(df), dtype='int64'), index=df.index), 'unlabelled'
+    values, y, task = _label_of(df, label, nominal)
     schema = draft_schema(df, label=label, categorical=cat)
     for c, vals in nominal.items(): schema.columns[c].categories = list(vals)   # declared order (still drafted)
     n_miss = int(raw.isna().sum().sum())
@@ -965,3 +1013,206 @@ def imputed(self: Dataset, strategy: str | None = None, values: dict | None = No
     if strategy == 'mean': out.X = clean_features(out.X, name=f'{self.name} features', impute='mean')
     check_complete(out.X, f'{self.name} features after imputation')
     return out
+
+# %% ../nbs/02_data.ipynb #84e00177
+_SEPS = (',', ';', '\t', '|')
+
+def _file_text(source, encoding=None) -> tuple:
+    "(text, where) of a CSV/TSV/ARFF file, optionally gzipped: the bytes decoded as `read_table` does."
+    path = Path(source).expanduser()
+    if not path.is_file(): raise FileNotFoundError(f"source={str(source)!r}: no such file")
+    b, where = path.read_bytes(), str(path)
+    if path.suffix.lower() == '.gz':
+        try: b = gzip.decompress(b)
+        except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from None
+    return _decode_text(b, encoding, where)[0], where
+
+def _header_sep(line: str, names) -> str:
+    "The delimiter read off the header line alone: the one whose fields match most of the schema's column names."
+    score = lambda d: (sum(h.strip() in names for h in next(csv.reader([line], delimiter=d))), d == ',')
+    return max(_SEPS, key=score)
+
+# %% ../nbs/02_data.ipynb #6539cde6
+def _is_arff(text: str, where: str) -> bool:
+    head = text.lstrip()[:2000].lower()
+    return where.lower().endswith(('.arff', '.arff.gz')) or (head.startswith(('@relation', '%')) and '@attribute' in head)
+
+def _arff_cells(text: str, where: str) -> tuple:
+    "(header, data lines as (line number, fields)) of a dense ARFF file, every value a string."
+    names, rows, in_data = [], [], False
+    for i, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if not s or s.startswith('%'): continue
+        if in_data: rows.append((i, [v.strip().strip('"').strip("'") for v in next(csv.reader([s], quotechar="'", skipinitialspace=True))]))
+        elif s.lower().startswith('@attribute'): names.append(_arff_attribute(s[len('@attribute'):], where)[0])
+        elif s.lower().startswith('@data'): in_data = True
+    return names, rows
+
+def _csv_cells(text: str, sep: str) -> tuple:
+    "(header, data lines as (line number, fields)) of CSV text, every value a string; blank lines skipped."
+    rd = csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True)
+    header, rows = None, []
+    for r in rd:
+        if not r or all(not v.strip() for v in r): continue
+        if header is None: header = [h.strip() for h in r]
+        else: rows.append((rd.line_num, r))
+    return header or [], rows
+
+# %% ../nbs/02_data.ipynb #7d824242
+def table_cells(source, # a CSV/TSV/ARFF file path (optionally .gz)
+                schema, # the public `Schema` (its column names choose the delimiter)
+                sep: str | None = None, # CSV delimiter; default: read off the header line
+                encoding: str | None = None, # text encoding; default as in `read_table`
+               ) -> tuple:
+    "(header, rows, ragged line numbers, where): the file's cells as strings, nothing typed or interpreted."
+    text, where = _file_text(source, encoding)
+    if not text.strip(): raise ValueError(f"{where}: the file is empty")
+    if _is_arff(text, where): header, rows = _arff_cells(text, where)
+    else:
+        first = next(l for l in text.splitlines() if l.strip())
+        header, rows = _csv_cells(text, sep or _header_sep(first, set(schema.columns)))
+    ragged = [i for i, r in rows if len(r) != len(header)]
+    return header, [r for _, r in rows], ragged, where
+
+# %% ../nbs/02_data.ipynb #bcfd5f95
+def _header_vs_schema(header, schema, where: str) -> None:
+    "The file's header against the schema (public inputs): every column declared, every declared column present, no duplicates."
+    dup = sorted({h for h in header if header.count(h) > 1})
+    if dup: raise ValueError(f"{where}: duplicated column names {dup} in the header; rename them")
+    extra = [h for h in header if h not in schema.columns]
+    if extra: raise ValueError(f"{where}: column {extra[0]!r} is not in the schema; add it to the schema or drop it from the file")
+    absent = [c for c in schema.columns if c not in header]
+    if absent: raise ValueError(f"schema: column {absent[0]!r} is not in {where}; remove it from the schema or add it to the file")
+
+def _category_map(col) -> dict:
+    "Text of each declared category -> the category (the schema's value, e.g. the int 1 for the text '1')."
+    return {str(_json_value(c)): c for c in reversed(col.categories)}
+
+def _typed(cells: pd.Series, col, missing) -> pd.Series:
+    "One column typed by its schema entry alone: numbers as float64 (non-numbers -> NaN), categories as declared (unknown -> None)."
+    s = cells.str.strip()
+    s = s.where(~s.isin(list(missing)))
+    if col.kind == 'categorical':
+        return pd.Series(s.map(_category_map(col)).to_numpy(dtype=object), index=s.index, dtype=object).where(lambda v: v.notna(), None)
+    return pd.to_numeric(s, errors='coerce').astype('float64')
+
+# %% ../nbs/02_data.ipynb #26f1f203
+def _as_schema(schema) -> Schema:
+    "A `Schema` from a `Schema`, its dict, or a JSON path / text."
+    if isinstance(schema, Schema): return schema
+    if isinstance(schema, dict): return Schema.from_dict({'dpnotes_schema': SCHEMA_VERSION, **schema})
+    return Schema.from_json(schema)
+
+# %% ../nbs/02_data.ipynb #5f6d0be7
+def read_by_schema(source, # a CSV/TSV/ARFF file path (optionally .gz)
+                   schema, # the public `Schema` (or its dict / JSON path): it alone decides every column's type
+                   missing=None, # cell values read as missing; default ('?', '', 'NA')
+                   sep: str | None = None, # CSV delimiter; default: read off the header line
+                   encoding: str | None = None, # text encoding; default as in `read_table`
+                  ) -> pd.DataFrame:
+    """A table typed by the schema alone, for a release: numeric and integer columns as float64 (a cell that is not a
+    number reads as missing; 'inf' stays infinite), categorical columns as object holding the schema's own values
+    (an unknown category reads as missing). The file's column order is kept. Errors are about the file's structure and
+    the public schema only: they never name a cell's value or count rows."""
+    schema = schema if isinstance(schema, Schema) else _as_schema(schema)
+    missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
+    header, rows, ragged, where = table_cells(source, schema, sep, encoding)
+    _header_vs_schema(header, schema, where)
+    if ragged: raise ValueError(f"{where}: the file is not a rectangular table (some lines have more or fewer fields "
+                                "than the header); `dpnotes check` shows where (not private)")
+    if not rows: raise ValueError(f"{where}: the table is empty (a header and no rows)")
+    raw = pd.DataFrame(rows, columns=header, dtype=object).astype(str)
+    return pd.DataFrame({h: _typed(raw[h], schema.columns[h], missing) for h in header})
+
+# %% ../nbs/02_data.ipynb #38ada0a5
+def _examples(values, k: int = 5) -> str:
+    "Up to k distinct values with their counts, most frequent first (for the curator's eyes only)."
+    vc = pd.Series(values, dtype=object).astype(str).value_counts()
+    return ', '.join(f'{v!r} x{c}' for v, c in vc.head(k).items()) + (' …' if len(vc) > k else '')
+
+def _numeric_findings(name, cells, col, missing) -> list:
+    "(column, finding, cells, examples, rule) rows of one numeric or integer column."
+    s = cells.str.strip(); miss = s.isin(list(missing))
+    v = pd.to_numeric(s.where(~miss), errors='coerce')
+    nan = v.isna() & ~miss; inf = np.isinf(v); fin = v[np.isfinite(v)]
+    lo, hi = fin[fin < col.lower], fin[fin > col.upper]
+    out = [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), 'missing-value rule'),
+           (name, 'not a number', int(nan.sum()), _examples(s[nan]), 'read as missing'),
+           (name, 'infinite', int(inf.sum()), _examples(s[inf]), 'public rule for ±inf'),
+           (name, f'below lower={col.lower}', len(lo), _examples(lo), 'clipped to the bound'),
+           (name, f'above upper={col.upper}', len(hi), _examples(hi), 'clipped to the bound')]
+    if col.kind == 'integer':
+        frac = fin[np.floor(fin) != fin]
+        out.append((name, 'not a whole number', len(frac), _examples(frac), 'used as is; released values are rounded'))
+    return out
+
+def _category_findings(name, cells, col, missing, label=False) -> list:
+    "(column, finding, cells, examples, rule) rows of one categorical column (the label's missing state is its first class)."
+    s = cells.str.strip(); miss = s.isin(list(missing))
+    unknown = ~miss & ~s.isin(list(_category_map(col)))
+    rule = f'read as the first class {col.categories[0]!r}' if label else 'read as missing'
+    return [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), rule if label else 'missing-value rule'),
+            (name, f'not among the {len(col.categories)} declared categories', int(unknown.sum()), _examples(s[unknown]), rule)]
+
+# %% ../nbs/02_data.ipynb #c7c61556
+CHECK_WARNING = ("NOT PRIVATE: this check reads the real rows and shows values, counts and line numbers from them. "
+                 "It is for the data curator only: never publish it or attach it to a release.")
+
+def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
+                schema, # the public `Schema` (or its dict / JSON path)
+                missing=None, # cell values read as missing; default ('?', '', 'NA')
+                sep: str | None = None, # CSV delimiter; default: read off the header line
+                encoding: str | None = None, # text encoding; default as in `read_table`
+               ) -> pd.DataFrame:
+    """What in a file falls outside its schema, column by column (NOT private: values, counts and line numbers of the
+    real rows). One row per finding with a count > 0: column, finding, cells, examples, and what a release does with them."""
+    schema = _as_schema(schema)
+    missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
+    header, rows, ragged, where = table_cells(source, schema, sep, encoding)
+    out = []
+    if ragged: out.append(('(file)', f'lines with other than {len(header)} fields', len(ragged),
+                           ', '.join(map(str, ragged[:10])) + (' …' if len(ragged) > 10 else ''), 'release refuses the file'))
+    for h in header:
+        if h not in schema.columns: out.append((h, 'column not in the schema', 1, '', 'release refuses the file'))
+    for c in schema.columns:
+        if c not in header: out.append((c, 'schema column not in the file', 1, '', 'release refuses the file'))
+    good = [r for r in rows if len(r) == len(header)]
+    raw = pd.DataFrame(good, columns=header, dtype=object).astype(str)
+    for h in dict.fromkeys(header):
+        if h not in schema.columns: continue
+        col, cells = schema.columns[h], raw[h] if raw[h].ndim == 1 else raw[h].iloc[:, 0]
+        if col.kind == 'categorical': out += _category_findings(h, cells, col, missing, label=h == schema.label)
+        else: out += _numeric_findings(h, cells, col, missing)
+    t = pd.DataFrame(out, columns=['column', 'finding', 'cells', 'examples', 'in a release'])
+    return t[t['cells'] > 0].reset_index(drop=True)
+
+# %% ../nbs/02_data.ipynb #3c7d0d22
+def _typed_part(part: pd.DataFrame, schema, missing=DEFAULT_MISSING) -> pd.DataFrame:
+    "One partition of text cells typed by the schema alone (the rule of `read_by_schema`, row by row)."
+    return pd.DataFrame({h: _typed(part[h].astype(object).where(part[h].notna(), '').astype(str), schema.columns[h], missing)
+                         for h in part.columns}, index=part.index)
+
+def read_by_schema_dask(source, # a CSV or Parquet path, or a glob of them (e.g. 'parts/*.csv')
+                        schema, # the public `Schema` (or its dict / JSON path)
+                        blocksize: str = '64MB', # CSV bytes per partition
+                       ):
+    "A Dask DataFrame typed by the schema alone, for a table larger than memory: the header (or Parquet columns) checked against the schema, every partition typed by the rule of `read_by_schema`."
+    import glob as _glob
+    import dask.dataframe as dd
+    schema = _as_schema(schema)
+    paths = sorted(_glob.glob(str(source))) if any(ch in str(source) for ch in '*?[') else [str(source)]
+    if not paths or not all(Path(p).is_file() for p in paths): raise FileNotFoundError(f"source={str(source)!r}: no such file")
+    if all(p.lower().endswith(('.parquet', '.pq')) for p in paths):
+        ddf = dd.read_parquet(paths)
+        header = [str(c) for c in ddf.columns]
+        _header_vs_schema(header, schema, paths[0])
+        ddf = ddf.astype(str)
+    else:
+        with open(paths[0], encoding='utf-8', errors='replace') as f: first = f.readline().lstrip('\ufeff')
+        sep = _header_sep(first, set(schema.columns))
+        header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
+        _header_vs_schema(header, schema, paths[0])
+        ddf = dd.read_csv(paths, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True, blocksize=blocksize)
+        ddf.columns = header
+    meta = _typed_part(pd.DataFrame({h: pd.Series([], dtype=object) for h in header}), schema)
+    return ddf.map_partitions(_typed_part, schema, meta=meta)

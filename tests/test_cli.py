@@ -53,11 +53,9 @@ def bad_cases(csv, sj, schema, d):
     blank = d / 'blank.csv'; blank.write_text('')
     notjson = d / 'bad.json'; notjson.write_text('{"columns": ')
     onecls = _schema_variant(d, schema, 'one.json', lambda s: s['columns']['y'].update(categories=['no']))
-    nocat = _schema_variant(d, schema, 'nocat.json', lambda s: s['columns']['city'].update(categories=['A', 'B']))
     nocol = _schema_variant(d, schema, 'nocol.json', lambda s: s['columns'].pop('income'))
     badb = _schema_variant(d, schema, 'badb.json', lambda s: s['columns']['age'].update(lower=90, upper=18))
     drafted = _schema_variant(d, schema, 'drafted.json', lambda s: s['columns']['age'].update(drafted=True))
-    strnum = _schema_variant(d, schema, 'strnum.json', lambda s: s['columns'].update(sex={'kind': 'numeric', 'lower': 0, 'upper': 1}))
     return [
         (['release', d / 'missing.csv', '-o', out, '-e', 1, '--schema', sj], 'not found'),
         (base + ['-m', 'nope', '-e', 1], "'nope'"),
@@ -69,10 +67,8 @@ def bad_cases(csv, sj, schema, d):
         (base + ['-e', 1, '--label', 'nope'], "'nope'"),
         (['release', csv, '-o', out, '-e', 1, '--schema', d / 'none.json'], 'schema'),
         (['release', csv, '-o', out, '-e', 1, '--schema', notjson], 'JSON'),
-        (['release', csv, '-o', out, '-e', 1, '--schema', nocat], "'city'"),
         (['release', csv, '-o', out, '-e', 1, '--schema', nocol], "'income'"),
         (['release', csv, '-o', out, '-e', 1, '--schema', badb], "'age'"),
-        (['release', csv, '-o', out, '-e', 1, '--schema', strnum], "'sex'"),
         (['release', csv, '-o', out, '-e', 1, '--schema', onecls], 'two'),
         (['release', csv, '-o', out, '-e', 1, '--schema', drafted], 'drafted'),
         (['release', csv, '-o', out, '-e', 1], '--schema'),
@@ -114,7 +110,7 @@ def test_methods(capsys):
 
 
 def test_help_has_an_example_per_command(capsys):
-    for cmd in ('release', 'methods', 'schema', 'report', 'reproduce'):
+    for cmd in ('release', 'methods', 'schema', 'check', 'report', 'reproduce'):
         code, out, _ = run(capsys, cmd, '--help')
         assert code == 0 and 'Example:' in out and f'dpnotes {cmd}' in out, (cmd, out)
 
@@ -140,7 +136,7 @@ def test_release_mixed_table(table, capsys):
     csv, sj, schema, d = table
     before = digest(csv)
     out = d / 'rel.csv'
-    code, text, err = run(capsys, 'release', csv, '-o', out, '-m', 'ron-gauss', '-e', 2, '--schema', sj, '--seed', 3)
+    code, text, err = run(capsys, 'release', csv, '-o', out, '-m', 'ron-gauss', '-e', 2, '--schema', sj, '--seed', 3, '--summary')
     assert code == 0, err
     rel, real = pd.read_csv(out), pd.read_csv(csv)
     assert list(rel.columns) == list(real.columns) and len(rel) == len(real)
@@ -237,3 +233,256 @@ def test_reproduce_output_must_be_a_folder(tmp_path, capsys):
     f = tmp_path / 'a_file.csv'; f.write_text('x\n1\n')
     code, text, err = run(capsys, 'reproduce', 'jl-fig4', '-o', f)
     assert code == 2 and 'folder' in err and f.read_text() == 'x\n1\n'
+
+
+# --- what a release prints is a function of public inputs and released values only ------------------------------------
+
+def _edit_cell(csv, d, row, col, value, name):
+    "A replace-one neighbour of the CSV: one cell of data row `row` set to the text `value`."
+    lines = csv.read_text().splitlines()
+    head = lines[0].split(','); cells = lines[row + 1].split(','); cells[head.index(col)] = value
+    lines[row + 1] = ','.join(cells)
+    p = d / name; p.write_text('\n'.join(lines) + '\n'); return p
+
+
+NEIGHBOURS = [('age', '200'), ('age', '-5'), ('age', 'abc'), ('age', 'inf'), ('age', '1e999'), ('age', ''), ('age', '40.5'),
+              ('income', 'NaN'), ('income', '-inf'), ('sex', 'X'), ('sex', ''), ('city', 'Z'), ('city', '?')]
+
+
+def test_release_output_text_and_exit_do_not_depend_on_a_cell(table, capsys):
+    "Neighbours that differ in one cell (outside the domain, not a number, infinite, missing, unknown category) give the same exit status and text."
+    csv, sj, schema, d = table
+    seen = {}
+    for i, (col, val) in enumerate(NEIGHBOURS):
+        p = _edit_cell(csv, d, 4, col, val, f'n{i}.csv')
+        code, out, err = run(capsys, 'release', p, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+        seen.setdefault((code, out.replace(str(p), 'IN'), err.replace(str(p), 'IN')), []).append((col, val))
+        if code == 0:
+            rel = pd.read_csv(d / 'o.csv')
+            assert list(rel.columns) == ['age', 'income', 'sex', 'city', 'y']
+    assert len(seen) == 1, list(seen.values())
+    (code, out, err), = seen
+    assert code == 0 and 'privacy ledger' in out
+    assert 'TSTR' not in out and 'majority' not in out           # nothing computed from the real rows by default
+
+
+def test_label_cell_neighbours_give_the_same_text(table, capsys):
+    "A missing or undeclared label is mapped by release()'s public rule: the same exit status and text as its neighbour."
+    from dpnotes.release import release
+    csv, sj, schema, d = table
+    probe = pd.DataFrame({'age': [30, 40], 'income': [1.0, 2.0], 'sex': ['F', 'M'], 'city': ['A', 'B'], 'y': ['no', None]})
+    try: release(probe, 'suffstat-gauss', 1.0, schema=sj, rng=0)
+    except ValueError: pytest.skip("this release() still refuses a missing label (the public label rule comes with the front-door change)")
+    seen = set()
+    for i, val in enumerate(['yes', 'no', '', 'maybe']):
+        p = _edit_cell(csv, d, 4, 'y', val, f'l{i}.csv')
+        code, out, err = run(capsys, 'release', p, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+        seen.add((code, out.replace(str(p), 'IN'), err.replace(str(p), 'IN')))
+    assert len(seen) == 1 and list(seen)[0][0] == 0
+
+
+def test_release_prints_no_real_statistics_unless_asked(table, capsys):
+    csv, sj, schema, d = table
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+    assert code == 0 and 'TSTR' not in out and 'utility' not in out.lower()
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0, '--summary')
+    assert code == 0 and 'TSTR' in out
+    head = out[out.index('utility summary'):].splitlines()[0]
+    assert 'NOT PRIVATE' in head and 'real rows' in head
+
+
+def test_a_refusal_inside_the_release_is_withheld(table, capsys, monkeypatch):
+    "Should release() ever refuse on the data, the command prints one fixed line: no value, no count."
+    import dpnotes.cli as cli
+    def leaky(*a, **k): raise ValueError("column 'age': 3 value(s) outside the bounds (e.g. 1234)")
+    monkeypatch.setattr(cli, 'release', leaky)
+    csv, sj, schema, d = table
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj)
+    assert code == 2 and '1234' not in err and '3 value' not in err and 'withheld' in err
+    assert not (d / 'o.csv').exists()
+
+
+def test_check_lists_what_falls_outside_and_says_not_private(table, capsys):
+    csv, sj, schema, d = table
+    p = _edit_cell(csv, d, 4, 'age', '200', 'bad.csv')
+    p = _edit_cell(p, d, 6, 'city', 'Z', 'bad2.csv')
+    code, out, err = run(capsys, 'check', p, '--schema', sj)
+    assert code == 1 and out.startswith('NOT PRIVATE') and out.rstrip().endswith('release.')
+    assert "'200' x1" in out and "'Z' x1" in out and 'clipped to the bound' in out and 'read as missing' in out
+    code, out, err = run(capsys, 'check', csv, '--schema', sj)
+    assert code == 0 and 'NOT PRIVATE' in out
+    rag = d / 'rag.csv'; rag.write_text(csv.read_text() + '1,2\n')
+    code, out, err = run(capsys, 'check', rag, '--schema', sj)
+    assert code == 1 and 'lines with other than 5 fields' in out and str(len(csv.read_text().splitlines()) + 1) in out
+    code, out, err = run(capsys, 'check', d / 'none.csv', '--schema', sj)
+    assert code == 2 and 'not found' in err
+
+
+# --- the command guides the user --------------------------------------------------------------------------------------
+
+def test_default_method_follows_the_benchmark(table, capsys):
+    from dpnotes.cli import DEFAULT_METHOD
+    assert DEFAULT_METHOD == 'suffstat-gauss'
+    code, out, _ = run(capsys, 'release', '--help')
+    assert f'--method {DEFAULT_METHOD}' in ' '.join(out.split()) and 'dprp' not in out.split('Example:')[1]
+    csv, sj, schema, d = table
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+    assert code == 0 and 'zCDP' in out and 'warning' not in err
+
+
+def test_paper_method_at_the_majority_rate_warns_with_numbers(table, capsys):
+    csv, sj, schema, d = table
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-m', 'dprp', '-e', 1, '--schema', sj, '--seed', 0)
+    warn = [l for l in err.splitlines() if l.startswith('warning:')]
+    assert code == 0 and len(warn) == 1
+    assert 'dprp: on wdbc at ε=1' in warn[0] and 'accuracy 0.45' in warn[0] and 'majority rate of 0.63' in warn[0]
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-m', 'ron-gauss', '-e', 8, '--schema', sj, '--seed', 0)
+    assert code == 0 and 'warning: ron-gauss: on wdbc at ε=8' in err
+
+
+def test_benchmark_constants_match_the_measured_table():
+    "The constants in dpnotes.cli are the numbers of data/results/bench_methods.csv (when the repository is at hand)."
+    from pathlib import Path
+    from dpnotes.cli import BENCHMARK
+    f = Path(__file__).resolve().parents[1] / 'data' / 'results' / 'bench_methods.csv'
+    if not f.exists(): pytest.skip('no data/results/bench_methods.csv beside the tests')
+    t = pd.read_csv(f)
+    names = {'dprp': 'DPRP', 'ron-gauss': 'RON-Gauss', 'pca-gauss': 'PCA-Gauss', 'dp-syn': 'DP-SYN', 'suffstat-gauss': 'SuffStatGauss'}
+    for (m, e), rows in BENCHMARK.items():
+        for ds, (acc, maj) in rows.items():
+            r = t[(t.method == names[m]) & (t.epsilon == e) & (t.dataset == ds)].iloc[0]
+            assert abs(r.accuracy - acc) < 6e-4 and abs(r.majority - maj) < 6e-4, (m, e, ds)
+
+
+def test_label_keeps_the_input_column_order(tmp_path, capsys):
+    g = np.random.default_rng(2); n = 60
+    df = pd.DataFrame({'y': g.choice(['a', 'b'], n), 'x1': g.uniform(0, 1, n), 'x2': g.uniform(0, 1, n)})
+    csv = tmp_path / 't.csv'; df.to_csv(csv, index=False)
+    sj = tmp_path / 's.json'; sj.write_text(json.dumps({'dpnotes_schema': 1, 'columns': {   # the schema in another order
+        'x1': {'kind': 'numeric', 'lower': 0, 'upper': 1}, 'x2': {'kind': 'numeric', 'lower': 0, 'upper': 1},
+        'y': {'kind': 'categorical', 'categories': ['a', 'b']}}}))
+    code, out, err = run(capsys, 'release', csv, '-o', tmp_path / 'o.csv', '-e', 1, '--schema', sj, '--label', 'y', '--seed', 0)
+    assert code == 0, err
+    assert list(pd.read_csv(tmp_path / 'o.csv').columns) == ['y', 'x1', 'x2']
+    code, out, err = run(capsys, 'schema', csv, '-o', tmp_path / 'd.json', '--label', 'y')
+    assert code == 0 and list(json.loads((tmp_path / 'd.json').read_text())['columns']) == ['y', 'x1', 'x2']
+
+
+def test_output_that_is_a_link_to_the_input_is_refused(table, capsys):
+    import os
+    csv, sj, schema, d = table
+    before = digest(csv)
+    hard = d / 'hard.csv'; os.link(csv, hard)
+    soft = d / 'soft.csv'; os.symlink(csv, soft)
+    for alias in (hard, soft):
+        code, out, err = run(capsys, 'release', csv, '-o', alias, '-e', 1, '--schema', sj)
+        assert code == 2 and 'overwrite' in err, (alias, err)
+        code, out, err = run(capsys, 'release', alias, '-o', csv, '-e', 1, '--schema', sj)
+        assert code == 2 and 'overwrite' in err
+    assert digest(csv) == before
+
+
+def test_messages_name_the_fix(table, capsys):
+    csv, sj, schema, d = table
+    ynum = _schema_variant(d, schema, 'ynum.json', lambda s: s['columns'].update(y={'kind': 'numeric', 'lower': 0, 'upper': 1}))
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', ynum)
+    assert code == 2 and 'classes=' not in err and '"kind": "categorical"' in err and '"categories"' in err
+    rag = d / 'rag.csv'; rag.write_text(csv.read_text() + '1,2\n')
+    code, out, err = run(capsys, 'release', rag, '-o', d / 'o.csv', '-e', 1, '--schema', sj)
+    assert code == 2 and 'not a rectangular table' in err and 'categor' not in err
+    assert not any(ch.isdigit() for ch in err.replace(str(rag), ''))      # no line number, no count on the release path
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1e-300, '--schema', sj)
+    assert code == 2 and '1e-300' in err and '0.0' not in err
+    dup = d / 'dup.csv'; dup.write_text('age,age,sex,city,y\n30,31,F,A,no\n')
+    code, out, err = run(capsys, 'release', dup, '-o', d / 'o.csv', '-e', 1, '--schema', sj)
+    assert code == 2 and 'duplicated column names' in err
+
+
+def test_extra_schema_column_is_refused(table, capsys):
+    csv, sj, schema, d = table
+    extra = _schema_variant(d, schema, 'extra.json', lambda s: s['columns'].update(bmi={'kind': 'numeric', 'lower': 10, 'upper': 60}))
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', extra)
+    lines = [l for l in err.splitlines() if l.startswith('error')]
+    assert code == 2 and len(lines) == 1 and "'bmi'" in lines[0] and 'schema' in lines[0]
+
+
+def test_inf_follows_the_python_rule(table, capsys):
+    "A file with inf and 1e999 is released, and the command's output equals release() on the same rows read by the schema."
+    from dpnotes.data import read_by_schema
+    from dpnotes.release import release
+    csv, sj, schema, d = table
+    p = _edit_cell(_edit_cell(csv, d, 3, 'income', 'inf', 'i1.csv'), d, 5, 'age', '-1e999', 'i2.csv')
+    code, out, err = run(capsys, 'release', p, '-o', d / 'o.csv', '-m', 'ron-gauss', '-e', 1, '--schema', sj, '--seed', 7)
+    assert code == 0, err
+    r = release(read_by_schema(p, sj), 'ron-gauss', 1.0, schema=sj, rng=7, sampler='safe')
+    r.data.to_csv(d / 'py.csv', index=False)
+    pd.testing.assert_frame_equal(pd.read_csv(d / 'o.csv'), pd.read_csv(d / 'py.csv'), check_dtype=False)
+
+
+def test_missing_value_rule_is_shown(table, capsys):
+    csv, sj, schema, d = table
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+    assert code == 0 and any(l.startswith('missing') and 'values: ' in l for l in out.splitlines())
+    assert 'out of domain:' in out and 'clipped to the bounds' in out
+    code, out, err = run(capsys, 'schema', csv, '-o', d / 'd.json')
+    assert code == 0 and 'reads as missing' in out
+    code, out, err = run(capsys, 'release', '--help')
+    assert 'missing-value rule' in ' '.join(out.split())
+
+
+def test_report_note_names_the_option(table, capsys):
+    csv, sj, schema, d = table
+    run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+    code, out, err = run(capsys, 'report', csv, d / 'o.csv', '--label', 'y', '-o', d / 'r.png', '--seed', 0)
+    assert code == 0, err
+    assert 'real_test=' not in out and '--test' in out
+
+
+def test_dry_run_reads_no_data(table, capsys, monkeypatch):
+    import dpnotes.cli as cli
+    def no(*a, **k): raise AssertionError('the dry run read the table')
+    monkeypatch.setattr(cli, 'read_by_schema', no); monkeypatch.setattr(cli, 'read_input', no)
+    csv, sj, schema, d = table
+    code, out, err = run(capsys, 'release', csv, '--dry-run', '-e', 1, '--schema', sj, '--input-rows', 1000)
+    assert code == 0, err
+    assert out.startswith('DRY RUN — no data read') and 'privacy ledger' in out and 'n=1,000' in out
+    assert 'class mean' in out and 'income' in out and not (d / 'o.csv').exists()
+    code, out, err = run(capsys, 'release', csv, '--dry-run', '-e', 1, '--schema', sj)
+    assert code == 0 and 'n=100' in out and 'n=100,000' in out
+    code, out, err = run(capsys, 'release', csv, '--dry-run', '-e', 1, '--schema', sj, '-m', 'dprp', '--input-rows', 80)
+    assert code == 0 and 'ledger only' in out and 'warning: dprp' in err
+
+
+def test_release_on_dask_from_a_glob(table, capsys):
+    "--dask: a glob of CSV parts read by the schema on Dask, released, and written partition by partition into one file."
+    csv, sj, schema, d = table
+    real = pd.read_csv(csv)
+    (d / 'parts').mkdir()
+    for i, part in enumerate(np.array_split(np.arange(len(real)), 3)): real.iloc[part].to_csv(d / 'parts' / f'p{i}.csv', index=False)
+    code, out, err = run(capsys, 'release', d / 'parts' / 'p*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask', '--seed', 0)
+    assert code == 0, err
+    rel = pd.read_csv(d / 'dk.csv')
+    assert rel.shape == real.shape and list(rel.columns) == list(real.columns) and f'{len(real)} rows' in out
+    assert rel['age'].dtype.kind == 'i' and rel['age'].between(18, 90).all() and set(rel['city']) <= {'A', 'B', 'C'}
+    code, out, err = run(capsys, 'release', d / 'parts' / 'p*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask', '-m', 'pca-gauss')
+    assert code == 2 and 'does not run on Dask' in err
+    code, out, err = run(capsys, 'release', d / 'parts' / 'p*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask', '-m', 'dprp', '--rows', 5)
+    assert code == 2 and '--rows' in err
+    code, out, err = run(capsys, 'release', d / 'parts' / 'q*.csv', '-o', d / 'dk.csv', '-e', 1, '--schema', sj, '--dask')
+    assert code == 2 and 'no such file' in err
+
+
+def test_no_warning_escapes_while_the_rows_are_touched(table, capsys, monkeypatch):
+    "A warning raised inside the release (it could name a value) is neither printed nor passed on."
+    import warnings
+    import dpnotes.cli as cli
+    real = cli.release
+    def chatty(*a, **k):
+        warnings.warn("column 'age' holds 1234 (a private value)", RuntimeWarning)
+        return real(*a, **k)
+    monkeypatch.setattr(cli, 'release', chatty)
+    csv, sj, schema, d = table
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter('always')
+        code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+    assert code == 0 and '1234' not in out + err and not [w for w in seen if '1234' in str(w.message)]

@@ -322,3 +322,49 @@ def test_agreement_with_itself_and_misclassification():
     assert err == pytest.approx(1 - tstr(X[:150], y[:150], X[150:], y[150:], model='svm', rng=0)['accuracy'], abs=1e-12)
     with pytest.raises(ValueError, match='y_train'):
         svm_misclassification(X[:150], y[:149], X[150:], y[150:])
+
+
+# --- reading for a release: the schema alone decides; the check is separate and not private --------------------------
+
+def _rbs_schema():
+    from dpnotes.data import Column, Schema
+    return Schema({'age': Column('integer', 18, 90), 'sex': Column('categorical', categories=['F', 'M']),
+                   'y': Column('categorical', categories=[0, 1])}, label='y')
+
+
+def test_read_by_schema_types_come_from_the_schema(tmp_path):
+    from dpnotes.data import read_by_schema
+    a = tmp_path / 'a.csv'; a.write_text('sex,age,y\nF,30,0\nM,31,1\nF,32,0\n')
+    b = tmp_path / 'b.csv'; b.write_text('sex,age,y\nF,30,0\nQ,abc,1\n,1e999,7\n')     # neighbours with odd cells
+    A, B = read_by_schema(a, _rbs_schema()), read_by_schema(b, _rbs_schema())
+    assert list(A.columns) == list(B.columns) == ['sex', 'age', 'y']
+    assert A.dtypes.tolist() == B.dtypes.tolist() == [np.dtype(object), np.dtype('float64'), np.dtype(object)]
+    assert B['sex'].tolist() == ['F', None, None] and B['y'].tolist() == [0, 1, None]
+    assert np.isnan(B['age'][1]) and np.isinf(B['age'][2])
+
+
+def test_read_by_schema_refuses_only_public_or_structural_problems(tmp_path):
+    from dpnotes.data import Column, Schema, read_by_schema
+    s = _rbs_schema()
+    f = tmp_path / 'f.csv'; f.write_text('sex,age,y\nF,30,0\n')
+    with pytest.raises(ValueError, match="column 'bmi' is not in"):
+        read_by_schema(f, Schema({**s.columns, 'bmi': Column('numeric', 10, 60)}, 'y'))
+    g = tmp_path / 'g.csv'; g.write_text('sex,age,y,extra\nF,30,0,1\n')
+    with pytest.raises(ValueError, match="column 'extra' is not in the schema"): read_by_schema(g, s)
+    r = tmp_path / 'r.csv'; r.write_text('sex,age,y\nF,30,0\nM,31\nF,32,0,9\n')
+    with pytest.raises(ValueError, match='not a rectangular table') as e: read_by_schema(r, s)
+    assert not any(ch.isdigit() for ch in str(e.value).replace(str(r), ''))
+    h = tmp_path / 'h.csv'; h.write_text('sex,age,y\n')
+    with pytest.raises(ValueError, match='empty'): read_by_schema(h, s)
+    t = tmp_path / 't.tsv'; t.write_text('sex\tage\ty\nF\t30\t0\n')                  # the delimiter from the header
+    assert read_by_schema(t, s).shape == (1, 3)
+
+
+def test_check_table_lists_values_counts_and_lines(tmp_path):
+    from dpnotes.data import CHECK_WARNING, check_table
+    f = tmp_path / 'f.csv'; f.write_text('sex,age,y\nF,30,0\nX,200,1\nM,abc,1\nM,31\n')
+    t = check_table(f, _rbs_schema()).set_index(['column', 'finding'])
+    assert t.loc[('sex', 'not among the 2 declared categories'), 'examples'] == "'X' x1"
+    assert t.loc[('age', 'above upper=90'), 'cells'] == 1 and t.loc[('age', 'not a number'), 'cells'] == 1
+    assert t.loc[('(file)', 'lines with other than 3 fields'), 'examples'] == '5'
+    assert 'NOT PRIVATE' in CHECK_WARNING
