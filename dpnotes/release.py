@@ -813,6 +813,7 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
             n: int | None = None, # rows to release; None: as many as the input (public under replace-one)
             classes=None, # public list of label values (default: the schema's categories of the label)
             allow_drafted: bool = False, # accept schema fields drafted from the data (NOT private; teaching only)
+            dry_run: bool = False, # return the `dpnotes.plan.Plan` (ledger, noise scales, forecast) and touch no private value
             **params, # method-specific parameters (see the adapter class)
            ) -> Release:
     "Release `data` with `method` at (ε, δ): a DP table in the input's columns, units and dtypes, a ledger and the public inputs."
@@ -822,6 +823,11 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
     ok = set(inspect.signature(cls.__init__).parameters) - {'self', 'epsilon', 'delta', 'schema', 'classes', 'rng', 'sampler'}
     bad = sorted(set(params) - ok)
     if bad: raise TypeError(f"method {method!r} has no parameter {bad[0]!r}; its parameters: {sorted(ok)}")
+    if dry_run:                                              # reads the schema and n (public under replace-one) only
+        from dpnotes.plan import plan_release
+        sch = schema if schema is not None else (None if is_dask(data) else _frame_of(data, label)[2])
+        if sch is None: raise ValueError("dry_run: pass the public schema= (a dry run reads nothing else)")
+        return plan_release(sch, method, epsilon, delta=delta, rows=None if is_dask(data) else len(_frame_of(data, label)[0]), label=label)
     est = cls(epsilon=epsilon, delta=delta, schema=schema, classes=classes, rng=rng, sampler=sampler, **params)
     est.fit(data, label=label, allow_drafted=allow_drafted)
     out = est.sample(n)

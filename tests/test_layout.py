@@ -14,7 +14,7 @@ RESULTS = {'jl', 'jl_gauss', 'covariance', 'analyze_gauss', 'cov_release', 'cov_
            'dprp_privacy'}
 MECHANISMS = {'jl_release', 'gauss_steps', 'gauss', 'identity_release', 'dprp', 'dpsyn', 'suffstat', 'copula'}
 DATA = {'data'}
-FRONT = {'release', 'cli'}
+FRONT = {'release', 'cli', 'plan'}
 REPRODUCTIONS = {'reproduce', 'repro_jl', 'repro_gauss', 'repro_dprp', 'repro_dpsyn'}
 OUTSIDE = {'evaluate', 'audit', 'bench'} | REPRODUCTIONS
 PRESENTATION = {'panel'}   # static widget panels for the site: numpy/matplotlib/IPython only
@@ -38,7 +38,8 @@ ALLOWED = {
     'gauss': PRIMITIVES | RESULTS | {'gauss_steps', 'identity_release'},
     'data': PRIMITIVES,
     'release': PRIMITIVES | RESULTS | MECHANISMS | DATA,
-    'cli': PRIMITIVES | RESULTS | MECHANISMS | DATA | {'release', 'evaluate', 'reproduce'},
+    'plan': PRIMITIVES | RESULTS | MECHANISMS | DATA | {'release'},
+    'cli': PRIMITIVES | RESULTS | MECHANISMS | DATA | {'release', 'plan', 'evaluate', 'reproduce'},
     # outside the flow: everything below them, and each other, but never the command-line entry point
     **{m: PRIMITIVES | RESULTS | MECHANISMS | DATA | {'release'} | OUTSIDE for m in OUTSIDE},
 }
