@@ -541,6 +541,7 @@ _REGISTRY.update({
         valid=(0, 1), label_values=(0, 1)),
 })
 
+# %% ../nbs/02_data.ipynb #c06ea80a
 def _unknown_name(name) -> ValueError:
     return ValueError(f"unknown dataset name={name!r}; valid names: {', '.join(_REGISTRY)}. "
                       "To use your own file or DataFrame, call read_table(path_or_dataframe, label='column').")
