@@ -847,7 +847,9 @@ def _public_table(est, n) -> pd.DataFrame:
         rows.append((f'{c} ({col.kind})', v, note))
     if est.codec_.label is not None: rows.append((f'classes of {est.codec_.label}', est.classes_, 'declared in the schema / classes='))
     if not est.private: rows.append(('class sizes', 'exact', "the paper treats them as public"))
-    rows.append(('missing values', 'numbers clipped to bounds; NaN, ±inf, text: bounds midpoint; undeclared or missing category: no category; label: first class', 'a fixed public rule'))
+    gone = ('NaN, ±inf, text, undeclared or missing category: missing, released as a state of its own' if est.keeps_missing
+            else 'NaN, ±inf, text: bounds midpoint; undeclared or missing category: no category')
+    rows.append(('missing values', f'numbers clipped to bounds; {gone}; label: first class', 'a fixed public rule'))
     rows.append(('delta', est.delta_, 'given' if est.delta is not None else 'default min(1e-5, 1/(10 n))'))
     return pd.DataFrame(rows, columns=['item', 'value', 'why public'])
 
