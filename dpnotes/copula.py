@@ -16,8 +16,7 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
 
 # %% auto #0
 __all__ = ['HIST_SENSITIVITY', 'SENSITIVITY', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
-           'released_cdf', 'normal_scores', 'upper_vec', 'from_upper_vec', 'shrink_rule', 'to_correlation', 'auto_bins',
-           'CopulaGauss']
+           'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins', 'CopulaGauss']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -104,16 +103,7 @@ def normal_scores(codes, pos, p, cut:float=5.0) -> np.ndarray:
     return np.clip(ndtri(np.clip(u, lo, 1 - lo)), -cut, cut)
 
 # %% ../nbs/26_copula.ipynb #4a05cf86
-def upper_vec(M) -> np.ndarray:
-    "Upper triangle of a symmetric matrix, off-diagonal entries times √2 (so its L2 norm is the Frobenius norm)."
-    M = np.asarray(M, float); i, j = np.triu_indices(M.shape[0])
-    return M[i, j] * np.where(i == j, 1.0, math.sqrt(2))
-
-def from_upper_vec(v, d:int) -> np.ndarray:
-    "The symmetric d × d matrix of `upper_vec` output."
-    i, j = np.triu_indices(d)
-    M = np.zeros((d, d)); M[i, j] = np.asarray(v, float) / np.where(i == j, 1.0, math.sqrt(2))
-    return M + np.triu(M, 1).T
+from .privacy import upper_vec, from_upper_vec   # one definition, in the primitives layer
 
 SENSITIVITY = {   # L2, replace-one, rows of scores clipped to radius R; d columns
     'histograms': lambda R, d: math.sqrt(2 * d),

@@ -26,8 +26,8 @@ __all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'NONFINITE_ROWS', 'as_rn
            'laplace_scale', 'laplace_mech', 'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic',
            'gaussian_sigma_dprp', 'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget',
            'safe_grid', 'add_laplace', 'add_gaussian', 'check_classes', 'documented_classes', 'dp_quantile',
-           'private_bounds', 'row_norms', 'unit_rows', 'normalize_rows', 'clip_rows', 'sym_from_upper',
-           'symmetric_noise']
+           'private_bounds', 'row_norms', 'unit_rows', 'normalize_rows', 'clip_rows', 'sym_from_upper', 'upper_vec',
+           'from_upper_vec', 'symmetric_noise']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -680,6 +680,18 @@ def sym_from_upper(values, p: int) -> np.ndarray:
     M = np.zeros((p, p))
     iu = np.triu_indices(p)
     M[iu] = values
+    return M + np.triu(M, 1).T
+
+# %% ../nbs/00_privacy.ipynb #82b0ccbc
+def upper_vec(M) -> np.ndarray:
+    "Upper triangle of a symmetric matrix, off-diagonal entries times √2, so that ‖upper_vec(M)‖₂ = ‖M‖_F."
+    M = np.asarray(M, float); i, j = np.triu_indices(M.shape[0])
+    return M[i, j] * np.where(i == j, 1.0, math.sqrt(2))
+
+def from_upper_vec(v, d:int) -> np.ndarray:
+    "Inverse of `upper_vec`: the symmetric d × d matrix."
+    i, j = np.triu_indices(d)
+    M = np.zeros((d, d)); M[i, j] = np.asarray(v, float) / np.where(i == j, 1.0, math.sqrt(2))
     return M + np.triu(M, 1).T
 
 # %% ../nbs/00_privacy.ipynb #cd85fbc1

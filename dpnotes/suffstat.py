@@ -17,7 +17,7 @@ from .moments import exact_moments, is_dask, partition_rngs
 
 # %% auto #0
 __all__ = ['SENSITIVITY', 'DRAW_ROWS', 'ROWS_PER_PARTITION', 'LEVERS', 'zcdp_rho', 'zcdp_delta', 'zcdp_epsilon_bound',
-           'gauss_sigma_rho', 'unit_scale', 'upper_vec', 'from_upper_vec', 'split_rho', 'SuffStatGauss']
+           'gauss_sigma_rho', 'unit_scale', 'split_rho', 'SuffStatGauss']
 
 # %% ../nbs/25_suffstat_gauss.ipynb #d6f077c9
 def zcdp_rho(epsilon:float, delta:float) -> float:
@@ -54,16 +54,7 @@ def unit_scale(A, lower, upper) -> np.ndarray:
 from .privacy import clip_rows, unit_rows   # the privacy primitives for rows (exact at any finite magnitude)
 
 # %% ../nbs/25_suffstat_gauss.ipynb #752b1fcc
-def upper_vec(M) -> np.ndarray:
-    "Upper triangle of a symmetric matrix, off-diagonal entries times √2, so that ‖upper_vec(M)‖₂ = ‖M‖_F."
-    M = np.asarray(M, float); i, j = np.triu_indices(M.shape[0])
-    return M[i, j] * np.where(i == j, 1.0, math.sqrt(2))
-
-def from_upper_vec(v, d:int) -> np.ndarray:
-    "Inverse of `upper_vec`: the symmetric d × d matrix."
-    i, j = np.triu_indices(d)
-    M = np.zeros((d, d)); M[i, j] = np.asarray(v, float) / np.where(i == j, 1.0, math.sqrt(2))
-    return M + np.triu(M, 1).T
+from .privacy import upper_vec, from_upper_vec   # the √2-weighted upper triangle: one definition, in the primitives layer
 
 # %% ../nbs/25_suffstat_gauss.ipynb #aa14ca89
 SENSITIVITY = {   # L2 sensitivity under replacement of one record, as a function of the radius r and the dimension d
