@@ -404,6 +404,7 @@ def report_cmd(real: str = typer.Argument(..., metavar='REAL', help='the real ta
 
 def _command_words(note: str) -> str:
     "A note of `dpnotes.evaluate.report` in the command's words: its Python arguments named by their options."
+    note = note.replace('give the real rows it never saw as the test table', 'pass the real rows it never saw with --test FILE')
     return re.sub(r'\breal_test=(\S*)', '--test', note.replace('real_test=None', '--test'))
 
 # %% ../nbs/61_cli.ipynb #1453ef2a
