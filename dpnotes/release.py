@@ -23,7 +23,7 @@ import pandas as pd
 
 import dpnotes.data as _data
 from .data import Column, Dataset, Schema, draft_schema
-from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace
+from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace, row_norms, unit_rows
 from .dprp import DPRP
 from .gauss import PCAGauss, RONGauss, _draw_released
 from .jl_release import jl_laplace_release, jl_laplace_scale
@@ -521,15 +521,14 @@ def _sample_dask(self:_GaussRelease, n, rng):
 def _norm_hist(X, m: int, B: int) -> np.ndarray:
     "Integer counts of the row norms of X (rows in [-1, 1]^m) in B equal bins of [0, √m] (a row-wise map, then a count)."
     A = X.to_numpy(dtype=float) if hasattr(X, 'to_numpy') else np.asarray(X, dtype=float)
-    r = np.linalg.norm(A, axis=1)
+    r = row_norms(A)
     return np.bincount(np.minimum((r / math.sqrt(m) * B).astype(int), B - 1), minlength=B)
 
 def _to_units(V, probs, rng):
     "The route back to units (post-processing): directions of the model rows, radii drawn from the released norm histogram."
     n, B, m = len(V), len(probs), V.shape[1]
     r = (rng.choice(B, size=n, p=probs) + rng.random(n)) * math.sqrt(m) / B
-    nv = np.linalg.norm(V, axis=1)
-    U = np.divide(V, nv[:, None], out=np.zeros_like(V), where=nv[:, None] > 0) * r[:, None]
+    U = unit_rows(V) * r[:, None]
     return (np.clip(U, -1.0, 1.0) + 1.0) / 2.0
 
 def _gauss_release_part(spec) -> pd.DataFrame:

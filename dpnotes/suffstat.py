@@ -410,7 +410,7 @@ def transform(self:SuffStatGauss, X):
     self._check_fitted()
     A, meta = as_matrix(X, 'X')
     if self.scaling == 'row_norm':
-        nrm = np.linalg.norm(A, axis=1, keepdims=True); A = np.divide(A, nrm, out=np.zeros_like(A), where=nrm > 0)
+        A = unit_rows(A)
     return pd.DataFrame(A, columns=self._columns())
 
 # %% ../nbs/25_suffstat_gauss.ipynb #4cdce303

@@ -97,11 +97,7 @@ NOT_DATA_ROWS = {
     ('jl', 'jl_panel'): "Monte Carlo of projected norms of a random unit vector, not data",
     ('jl_release', 'element_sensitivity'): "column norms of the public projection matrix, not data",
 }
-TO_REPLACE = {
-    ('release', '_norm_hist'): "rows in [-1, 1]^m (cannot overflow): use `row_norms(A)` (front page, 60_release)",
-    ('release', '_to_units'): "post-processing of model rows: use `unit_rows(V) * r[:, None]` (front page, 60_release)",
-    ('suffstat', 'transform'): "scaling='row_norm' rows: use `unit_rows(A)` (speed page, 25_suffstat_gauss)",
-}
+TO_REPLACE = {}   # every row norm of data or model rows now goes through dpnotes.privacy
 
 
 def _row_norm_sites(name):
