@@ -15,7 +15,7 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
                              gaussian_sigma_analytic, dp_quantile, clip_rows, BOUND_GRID)
 
 # %% auto #0
-__all__ = ['HIST_SENSITIVITY', 'SENSITIVITY', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
+__all__ = ['SENSITIVITY', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex', 'HIST_SENSITIVITY',
            'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins', 'CopulaGauss']
 
 # %% ../nbs/26_copula.ipynb #af85a370
@@ -87,7 +87,9 @@ def project_simplex(v, total:float=1.0) -> np.ndarray:
     r = k[u - css / k > 0][-1]
     return np.maximum(v - css[r - 1] / r, 0.0)
 
-HIST_SENSITIVITY = lambda d: math.sqrt(2 * d)   # all d histograms jointly, replace-one
+def HIST_SENSITIVITY(d:int) -> float:
+    "L2 sensitivity of all d histograms jointly under replace-one neighbours: one row leaves one state and enters another in each column."
+    return math.sqrt(2 * d)
 
 # %% ../nbs/26_copula.ipynb #4e5bd745
 def released_cdf(p) -> np.ndarray:

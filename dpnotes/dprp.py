@@ -23,11 +23,11 @@ from .dprp_reconstruction import reconstruction_operator
 from .dprp_privacy import theorem_b_sigma, THEOREM_B_METHODS, select_k1
 
 # %% auto #0
-__all__ = ['safe_unit_rows', 'Preprocessor', 'DPRP']
+__all__ = ['Preprocessor', 'DPRP']
 
 # %% ../nbs/42_dprp.ipynb #ff72848c
 from .privacy import unit_rows, clip_rows
-safe_unit_rows = unit_rows   # the privacy primitive (exact at any finite magnitude), under the name this page used first
+from .privacy import unit_rows as safe_unit_rows   # the privacy primitive (exact at any finite magnitude), under the name this page used first
 
 # %% ../nbs/42_dprp.ipynb #01b648ae
 class Preprocessor:
