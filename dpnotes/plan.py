@@ -9,6 +9,7 @@ Docs: https://dpnotes.github.io/dpnotes/plan.html.md"""
 from __future__ import annotations
 import math
 from dataclasses import dataclass, field
+from fastcore.basics import patch
 
 import numpy as np
 import pandas as pd
@@ -113,7 +114,8 @@ class Plan:
     def __repr__(self): return self.text()
 
 # %% ../nbs/62_plan.ipynb #42d58567
-def _plan_text(self: Plan) -> str:
+@patch
+def text(self: Plan) -> str:
     "The plan as the command prints it: ledger, noise scales, forecast (a grid over n), and the assumptions."
     f = lambda v: f'{v:.4g}'
     out = [f"DRY RUN — no data read: {self.method} at ε={self.epsilon:g}, δ={self.delta:.3g}; everything below is a "
@@ -127,7 +129,6 @@ def _plan_text(self: Plan) -> str:
             out += ['', 'forecast: noise std of each released value, in your units, by input rows n:', t.to_string(float_format=f)]
     return '\n'.join(out + [''] + [f'note: {x}' for x in self.notes])
 
-Plan.text = _plan_text
 
 # %% ../nbs/62_plan.ipynb #92c6acfa
 def plan_release(schema, # the public `Schema` (or its dict / JSON path)
