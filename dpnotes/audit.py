@@ -11,6 +11,7 @@ import contextlib
 import inspect
 import io
 import json
+import os
 import pickle
 import re
 import struct
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import warnings
 import zlib
 from collections.abc import Iterator
@@ -32,11 +34,11 @@ from tqdm.auto import tqdm
 from .privacy import as_rng, as_matrix, check_delta, check_epsilon, check_int, check_positive, distance
 
 # %% auto #0
-__all__ = ['NEIGHBOUR_KINDS', 'FRONT_KINDS', 'MARKERS', 'LAYOUTS', 'LEAKY_CONTROLS', 'CONTROL_CASES', 'FRONT_PARAMS',
-           'clopper_pearson', 'AuditResult', 'audit_epsilon', 'release_features', 'audit_release', 'Data',
-           'adversarial_neighbours', 'unclassified_attributes', 'FrontData', 'front_door_table', 'front_door_pairs',
-           'table_observation', 'object_observation', 'front_door_observation', 'front_door_call', 'audit_front_door',
-           'front_door_audit', 'SensitivityResult', 'search_sensitivity']
+__all__ = ['NEIGHBOUR_KINDS', 'FRONT_KINDS', 'MARKERS', 'LAYOUTS', 'LEAKY_CONTROLS', 'CONTROL_CASES', 'CONTROL_RUNS',
+           'FRONT_PARAMS', 'clopper_pearson', 'AuditResult', 'audit_epsilon', 'release_features', 'audit_release',
+           'Data', 'adversarial_neighbours', 'unclassified_attributes', 'FrontData', 'front_door_table',
+           'front_door_pairs', 'table_observation', 'fine_bits', 'object_observation', 'front_door_observation',
+           'front_door_call', 'audit_front_door', 'front_door_audit', 'SensitivityResult', 'search_sensitivity']
 
 # %% ../nbs/01_audit.ipynb #7c64d873
 def clopper_pearson(k, n, alpha:float=0.05, side:str='two-sided'):
@@ -493,12 +495,20 @@ def table_observation(t, prefix: str = 'table.') -> dict:
     release_features(t, prefix, out)
     return out
 
+# %% ../nbs/01_audit.ipynb #0e1190f1
+def fine_bits(a) -> int:
+    "How many entries of `a` (an array or a float) are non-zero with bits below $2^{-53}$, i.e. not multiples of $2^{-53}$."
+    a = np.asarray(a, dtype=float).ravel()
+    a = a[np.isfinite(a)]
+    return int(np.count_nonzero(a != np.ldexp(np.rint(np.ldexp(a, 53)), -53)))
+
 # %% ../nbs/01_audit.ipynb #62190f82
 _RNG_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
 
 def _walk(o, path, acc, depth=0, seen=None):
     """Everything reachable from `o`: its shape into acc['structure'], its non-float values into acc['values'] (floats
-    are the noised part), its generators' seed sequences into acc['seeds']. A table is read by `table_observation`."""
+    are the noised part: they go to acc['floats'] for `fine_bits`), its generators' seed sequences into acc['seeds'].
+    A table is read by `table_observation`."""
     seen = set() if seen is None else seen
     if depth > 8 or id(o) in seen: return
     seen.add(id(o)); S, V = acc['structure'], acc['values']
@@ -514,8 +524,9 @@ def _walk(o, path, acc, depth=0, seen=None):
     if isinstance(o, np.ndarray):
         S.append((path, o.dtype.str, o.shape))
         if o.dtype.kind not in 'fc': V.append((path, o.tolist()))
+        else: acc.setdefault('floats', []).append((path, o))
         return
-    if isinstance(o, (float, np.floating)): S.append((path, 'float')); return
+    if isinstance(o, (float, np.floating)): S.append((path, 'float')); acc.setdefault('floats', []).append((path, o)); return
     if isinstance(o, (str, bytes, int, bool, np.integer, type(None))): S.append((path, type(o).__name__)); V.append((path, repr(o))); return
     kids = (o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, (list, tuple)) else enumerate(sorted(o, key=repr))
             if isinstance(o, (set, frozenset)) else vars(o).items() if hasattr(o, '__dict__') and not isinstance(o, type) else ())
@@ -526,8 +537,9 @@ def _walk(o, path, acc, depth=0, seen=None):
 # %% ../nbs/01_audit.ipynb #96d79168
 def object_observation(obj, replay=None, prefix: str = 'object.') -> dict:
     """What a recipient reads off a returned object, before and after pickling: its structure and every non-float
-    value (floats are the noised part), generators and seeds it carries, whether a marker value is in its bytes, and,
-    given `replay(seed) -> table`, whether a seed found in it replays the release on the candidate table."""
+    value (floats are the noised part: only their `fine_bits` are read), generators and seeds it carries, whether a
+    marker value is in its bytes, and, given `replay(seed) -> table`, whether a seed found in it replays the release
+    on the candidate table."""
     out = {}
     try: blob = pickle.dumps(obj)
     except Exception as e: blob, out[prefix + 'unpicklable'] = b'', _hash01(type(e).__name__)
@@ -541,6 +553,7 @@ def object_observation(obj, replay=None, prefix: str = 'object.') -> dict:
         _walk(o, 'r', acc)
         out[prefix + 'structure'], out[prefix + 'values'] = _hash01(acc['structure']), _hash01(acc['values'])
         out[prefix + 'n_generators'] = len(acc['seeds'])
+        for p, a in acc.get('floats', []): out[prefix + p + '.fine_bits'] = fine_bits(a)
         if replay is not None:
             out[prefix + 'replays'] = float(any(_replays(ss, replay, getattr(o, 'data', None)) for ss in acc['seeds'] if ss is not None))
     return out
@@ -584,22 +597,53 @@ def _as_dask(df, sizes):
     ends = np.cumsum(sizes).tolist()
     return dd.from_delayed([dask.delayed(df.iloc[a:b]) for a, b in zip([0] + ends[:-1], ends)], meta=df.iloc[:0])
 
-def _run_cli(df, method, schema, epsilon) -> dict:
-    "One `dpnotes release` run as a subprocess on `df` written as CSV: the table read back, printed text, exit status."
+def _run_cli(df, method, schema, epsilon, fresh: bool = False) -> dict:
+    """One `dpnotes release` run in a process of its own on `df` written as CSV: the table read back, printed text, exit
+    status. `fresh`: a new interpreter (as a user runs it); otherwise a fork of this one (`_forked_main`: the same
+    process boundary, without two seconds of imports per run)."""
     with tempfile.TemporaryDirectory() as d:
         src, sch, dst = Path(d) / 'in.csv', Path(d) / 'schema.json', Path(d) / 'out.csv'
         df.to_csv(src, index=False); sch.write_text(json.dumps(schema))
-        cmd = [sys.executable, '-c', 'import sys; from dpnotes.cli import main; main(sys.argv[1:])', 'release', str(src),
-               '-o', str(dst), '--method', method, '--epsilon', repr(float(epsilon)), '--schema', str(sch)]
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        argv = ['release', str(src), '-o', str(dst), '--method', method, '--epsilon', repr(float(epsilon)), '--schema', str(sch)]
+        if fresh or not hasattr(os, 'fork'):
+            p = subprocess.run([sys.executable, '-c', 'import sys; from dpnotes.cli import main; main(sys.argv[1:])', *argv],
+                               capture_output=True, text=True, timeout=600)
+            so, se, rc = p.stdout, p.stderr, p.returncode
+        else: so, se, rc = _forked_main(argv, Path(d))
         t = pd.read_csv(dst) if dst.is_file() else None
         fix = lambda s: s.replace(d, '<dir>')
-        return dict(table=t, stdout=fix(p.stdout), stderr=fix(p.stderr), status=p.returncode,
-                    raw=dst.read_bytes() if dst.is_file() else b'')
+        return dict(table=t, stdout=fix(so), stderr=fix(se), status=rc, raw=dst.read_bytes() if dst.is_file() else b'')
+
+# %% ../nbs/01_audit.ipynb #a23b9d75
+_WARN_DEFAULTS = (list(warnings.filters), warnings.showwarning, getattr(warnings, '_showwarnmsg_impl', None))
+
+def _forked_main(argv, tmp) -> tuple:
+    """(stdout, stderr, exit status) of `dpnotes.cli.main(argv)` run in a forked child with its own file descriptors 1
+    and 2 (files in `tmp`) and the interpreter's default warning handling, exactly as a fresh process would print."""
+    out, err = Path(tmp) / 'stdout.txt', Path(tmp) / 'stderr.txt'
+    import dpnotes.cli                               # imported once here, so that each child starts at `main`
+    pid = os.fork()
+    if pid == 0:                                     # the child: never returns into the caller's code
+        code = 1
+        try:
+            for fd, f in ((1, out), (2, err)): os.dup2(os.open(f, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
+            sys.stdout, sys.stderr = open(1, 'w', closefd=False), open(2, 'w', closefd=False)
+            warnings.filters[:], warnings.showwarning = _WARN_DEFAULTS[0], _WARN_DEFAULTS[1]
+            if _WARN_DEFAULTS[2] is not None: warnings._showwarnmsg_impl = _WARN_DEFAULTS[2]
+            warnings._filters_mutated()
+            from dpnotes.cli import main
+            try: main(argv); code = 0
+            except SystemExit as e: code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            except BaseException: traceback.print_exc(); code = 1
+        finally:
+            try: sys.stdout.flush(); sys.stderr.flush()
+            finally: os._exit(code)
+    _, st = os.waitpid(pid, 0)
+    return out.read_text(), err.read_text(), os.waitstatus_to_exitcode(st)
 
 # %% ../nbs/01_audit.ipynb #5030b4eb
 def front_door_call(method: str, # a name in `dpnotes.release.methods()`
-                    path: str = 'release', # 'release', 'cli', or 'dask:LAYOUT' (LAYOUT in `LAYOUTS`)
+                    path: str = 'release', # 'release', 'cli' (a forked process), 'cli:fresh' (a new interpreter), or 'dask:LAYOUT'
                     epsilon: float = 1.0, schema=None, # schema: default `front_door_table`'s
                     candidate=None, # the attacker's candidate table (`FrontData`): seeds found in the output are replayed on it
                     control=None, # None, or a name in `LEAKY_CONTROLS`: the same call made leaky on purpose
@@ -609,11 +653,11 @@ def front_door_call(method: str, # a name in `dpnotes.release.methods()`
     from dpnotes.release import release as _release
     rel = release_fn or _release
     schema = schema or front_door_table()[1]
-    def run(data: FrontData, rng=None, seed=None):
+    def run(data: FrontData, rng=None, seed=None, **kw):
         df = data.df
-        if path == 'cli': return _run_cli(df, method, schema, epsilon)
+        if path.startswith('cli'): return _run_cli(df, method, schema, epsilon, fresh=path == 'cli:fresh')
         if path.startswith('dask:'): df = _as_dask(df, data.layout or LAYOUTS[path[5:]](len(df)))
-        return rel(df, method, epsilon, schema=schema, rng=seed, **params)
+        return rel(df, method, epsilon, schema=schema, rng=seed, **{**params, **kw})
     def call(data, rng=None):
         out, so, se = {}, io.StringIO(), io.StringIO()
         with warnings.catch_warnings(record=True) as w, contextlib.redirect_stdout(so), contextlib.redirect_stderr(se):
@@ -624,7 +668,7 @@ def front_door_call(method: str, # a name in `dpnotes.release.methods()`
             except Exception as e: out = dict(error=(type(e).__name__, str(e)))
         out.setdefault('stdout', ''); out.setdefault('stderr', '')
         out['stdout'] += so.getvalue(); out['stderr'] += se.getvalue(); out['warnings'] = [str(x.message) for x in w]
-        if candidate is not None and path != 'cli': out['replay'] = lambda seed: run(candidate, seed=seed).data
+        if candidate is not None and not path.startswith('cli'): out['replay'] = lambda seed: run(candidate, seed=seed).data
         return out
     return call
 
@@ -655,17 +699,27 @@ def _refuses_out_of_domain(run, data):
     if not b.between(0, 1).all(): raise ValueError(f"column 'b': {int((~b.between(0, 1)).sum())} value(s) outside the bounds")
     return run(data)
 
+def _float_noise(run, data, sampler='numpy'):
+    r = run(data, sampler=sampler)
+    from dpnotes.privacy import laplace_mech
+    k = float((data.df['c'].astype(str) == 'r').sum())                     # Δ₁ = 1 under replace-one
+    r.model.noisy_count_r_ = float(laplace_mech(np.array([k]), 1.0, 1.0, rng=np.random.default_rng(), sampler=sampler)[0])
+    return r
+
 def _fails_on_empty_partition(run, data):
     if data.layout is not None and 0 in data.layout: raise ValueError("X is empty")
     return run(data)
 
 LEAKY_CONTROLS = {'dtypes follow the input': _dtypes_follow_input, 'replayable model': _replayable_model,
                   'prints real rows': _prints_real_rows, 'exit status from labels': _exit_status_on_labels,
-                  'refuses out-of-domain data': _refuses_out_of_domain, 'empty partition fails': _fails_on_empty_partition}
+                  'refuses out-of-domain data': _refuses_out_of_domain, 'empty partition fails': _fails_on_empty_partition,
+                  'float sampler': _float_noise}
 # the pair and path on which each control is audited
 CONTROL_CASES = {'dtypes follow the input': ('missing_cell', 'release'), 'replayable model': ('label', 'release'),
                  'prints real rows': ('label', 'release'), 'exit status from labels': ('label', 'release'),
-                 'refuses out-of-domain data': ('out_of_bounds', 'release'), 'empty partition fails': ('layout', 'dask:split')}
+                 'refuses out-of-domain data': ('out_of_bounds', 'release'), 'empty partition fails': ('layout', 'dask:split'),
+                 'float sampler': ('absent_category', 'release')}
+CONTROL_RUNS = {'float sampler': 500}   # not deterministic: fires in about a third of the runs on one table, never on the other
 
 # %% ../nbs/01_audit.ipynb #e3bdcb20
 FRONT_PARAMS = {'dp-syn': dict(max_steps=5, hidden=(4,), latent_dim=2, em_iters=2, n_components=1)}   # speed only; privacy settings stay default
@@ -678,7 +732,8 @@ def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
     the release itself runs at its default (fresh entropy)."""
     (_, D, Dp), = front_door_pairs((kind,))
     if path.startswith('dask:') and path[5:] not in LAYOUTS: raise ValueError(f"path: unknown layout {path[5:]!r}; choose from {list(LAYOUTS)}")
-    if path not in ('release', 'cli') and not path.startswith('dask:'): raise ValueError(f"path must be 'release', 'cli' or 'dask:LAYOUT', got {path!r}")
+    if path not in ('release', 'cli', 'cli:fresh') and not path.startswith('dask:'):
+        raise ValueError(f"path must be 'release', 'cli', 'cli:fresh' or 'dask:LAYOUT', got {path!r}")
     from dpnotes.release import METHODS
     delta = 0.0 if not METHODS[method].uses_delta else 1e-5       # the default δ = min(1e-5, 1/(10 n)) at n = 24
     call = front_door_call(method, path, epsilon, candidate=D, control=control, release_fn=release_fn,
@@ -691,7 +746,7 @@ def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
 
 # %% ../nbs/01_audit.ipynb #d2aaf38f
 def front_door_audit(methods=None, # names (default: every private method in `dpnotes.release.methods()`)
-                     paths=('release', 'dask:empty', 'dask:one_row', 'dask:split'), # 'cli' too (a subprocess per run: slow)
+                     paths=('release', 'cli', 'dask:empty', 'dask:one_row', 'dask:split', 'dask:empty_last'), # 'cli:fresh' too (slow)
                      kinds=FRONT_KINDS, # pair kinds; 'layout' is added on the Dask paths
                      n_runs: int = 100, epsilon: float = 1.0, controls: bool = True, rng: int = 0, progress: bool = False,
                      release_fn=None) -> pd.DataFrame:
@@ -700,12 +755,13 @@ def front_door_audit(methods=None, # names (default: every private method in `dp
     from dpnotes.release import methods as _methods
     M = _methods()
     names = list(M.index[M['private']]) if methods is None else list(methods)
-    cases = [(m, p, k, None) for m in names for p in paths if p in ('release', 'cli') or M.loc[m, 'dask']
+    cases = [(m, p, k, None) for m in names for p in paths if not p.startswith('dask:') or M.loc[m, 'dask']
              for k in list(kinds) + (['layout'] if p.startswith('dask:') else [])]
     if controls: cases += [('suffstat-gauss', p, k, c) for c, (k, p) in CONTROL_CASES.items()]
     rows = []
     for m, p, k, c in tqdm(cases, disable=not progress, desc='front-door audit'):
-        res = audit_front_door(m, p, k, n_runs, epsilon, control=c, rng=zlib.crc32(f'{rng}|{m}|{p}|{k}|{c}'.encode()), release_fn=release_fn)
+        res = audit_front_door(m, p, k, max(n_runs, CONTROL_RUNS.get(c, 0)), epsilon, control=c,
+                               rng=zlib.crc32(f'{rng}|{m}|{p}|{k}|{c}'.encode()), release_fn=release_fn)
         rows.append(dict(method=m, path=p, pair=k, control=c or '', epsilon_lb=round(res.epsilon_lb, 3), passes=res.passes(epsilon),
                          statistic=res.statistic, seconds=round(res.seconds, 1)))
     return pd.DataFrame(rows)
