@@ -1,7 +1,7 @@
 """The front-door audit grid, case by case, one CSV row per case as it finishes (so a long run can be watched and resumed).
 
     python benchmarks/front_door_grid.py --part release   # release() for every private method, Dask layouts, controls
-    python benchmarks/front_door_grid.py --part cli       # the command (a forked process per run) for every private method
+    python benchmarks/front_door_grid.py --part cli --runs 30   # the command (a forked process per run) for every private method
     python benchmarks/front_door_grid.py --part fresh     # the command as a fresh interpreter (slow: a few cases)
 
 Rows: method, path, pair, control, epsilon_lb, passes, statistic, seconds. A case passes when its 95 % lower bound on ε

@@ -719,7 +719,7 @@ CONTROL_CASES = {'dtypes follow the input': ('missing_cell', 'release'), 'replay
                  'prints real rows': ('label', 'release'), 'exit status from labels': ('label', 'release'),
                  'refuses out-of-domain data': ('out_of_bounds', 'release'), 'empty partition fails': ('layout', 'dask:split'),
                  'float sampler': ('absent_category', 'release')}
-CONTROL_RUNS = {'float sampler': 500}   # not deterministic: fires in about a third of the runs on one table, never on the other
+CONTROL_RUNS = {'float sampler': 500}   # not deterministic: fires in about 27 % of the runs on one table, never on the other
 
 # %% ../nbs/01_audit.ipynb #e3bdcb20
 FRONT_PARAMS = {'dp-syn': dict(max_steps=5, hidden=(4,), latent_dim=2, em_iters=2, n_components=1)}   # speed only; privacy settings stay default
