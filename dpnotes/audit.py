@@ -699,6 +699,8 @@ def _refuses_out_of_domain(run, data):
     if not b.between(0, 1).all(): raise ValueError(f"column 'b': {int((~b.between(0, 1)).sum())} value(s) outside the bounds")
     return run(data)
 
+
+# %% ../nbs/01_audit.ipynb #3069bd2c
 def _float_noise(run, data, sampler='numpy'):
     r = run(data, sampler=sampler)
     from dpnotes.privacy import laplace_mech

@@ -2,7 +2,7 @@
 # The test command of dpnotes (README: `bash tools/test.sh`).
 #
 #   bash tools/test.sh            nbdev-test over every notebook (2 workers, `#| slow`/`#| notest` cells skipped),
-#                                 then pytest over tests/ (tests marked `slow` deselected)
+#                                 then pytest over tests/ (tests marked `slow` deselected; one pytest-xdist worker per CPU)
 #   bash tools/test.sh --slow     the long experiments too: nbdev-test --flags slow, and every pytest test
 #   extra arguments are passed to pytest (e.g. `bash tools/test.sh -x -k privacy`)
 #
@@ -48,11 +48,15 @@ echo "== nbdev-test exited with $nb_rc after $((SECONDS - start)) s"
 export DPNOTES_NBDEV_TEST_RC=$nb_rc DPNOTES_NBDEV_TEST_LOG=$log
 echo "$site_line"
 if [[ -n "$site_why" && -z "${CI:-}" ]]; then markers="${markers:+$markers and }not site"; fi
-echo "== pytest ${markers:+-m \"$markers\"} tests/ $*"
+# pytest-xdist: one worker per CPU this process may use (at most 4); none on a one-CPU machine
+cpus=$(python -c 'import os; print(len(os.sched_getaffinity(0)))' 2>/dev/null || echo 1)
+par=()
+if (( cpus > 1 )) && python -c 'import xdist' >/dev/null 2>&1; then par=(-n "$(( cpus < 4 ? cpus : 4 ))"); fi
+echo "== pytest ${par[*]} ${markers:+-m \"$markers\"} tests/ $*"
 if [[ -n "$markers" ]]; then
-    python -m pytest -m "$markers" --durations=15 tests/ "$@"
+    python -m pytest "${par[@]}" -m "$markers" --durations=15 tests/ "$@"
 else
-    python -m pytest --durations=15 tests/ "$@"
+    python -m pytest "${par[@]}" --durations=15 tests/ "$@"
 fi
 py_rc=$?
 # pytest exit 5 = no test collected: a broken selection, not a pass
