@@ -107,7 +107,7 @@ def as_matrix(X, name:str='X', allow_nan:bool=False, ndim:int=2) -> tuple:
     if arr.ndim != ndim: raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
     if arr.size == 0: raise ValueError(f"{name} is empty (shape {arr.shape})")
     if not allow_nan and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values ({int((~np.isfinite(arr)).sum())} entries)")
+        raise ValueError(f"{name} contains NaN or infinite values: pass finite numbers (how many is not said: a count of private cells would leak)")
     return arr, meta
 
 def like_input(array, meta:InputMeta, columns=None, index=None):
