@@ -268,6 +268,13 @@ def _print_summary(df, r, label, seed, method):
     except Exception as e: _say(f"(no summary: {_one_line(e)})")
 
 # %% ../nbs/61_cli.ipynb #bff3be39
+def _one_blas_thread(on: bool):
+    "On Dask, one BLAS thread per task: Dask's threads are the parallelism, and nested BLAS threads oversubscribe the cores (tens of times slower)."
+    import contextlib
+    if not on: return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
+    return threadpool_limits(limits=1, user_api='blas')
+
 def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False):
     "Read by the schema, release, write, print. After the inputs are validated nothing printed depends on the rows."
     _say(f"reading {source} …", err=True)
@@ -276,9 +283,10 @@ def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler,
         df = _read_private_dask(source, sch, method) if on_dask else _read_private(source, sch)
         _say(f"releasing {'on Dask' if on_dask else f'{len(df)} rows'} with {method} at ε={epsilon:g} (sampler {sampler}) …", err=True)
         try:
-            r = release(df, method, epsilon, delta=delta, schema=sch, label=label, rng=seed, sampler=sampler, n=rows,
-                        allow_drafted=allow_drafted)
-            n_out = _write_release(r.data, out, sch, list(df.columns))
+            with _one_blas_thread(on_dask):
+                r = release(df, method, epsilon, delta=delta, schema=sch, label=label, rng=seed, sampler=sampler, n=rows,
+                            allow_drafted=allow_drafted)
+                n_out = _write_release(r.data, out, sch, list(df.columns))
         except OSError as e: raise BadInput(f"-o: cannot write {out} ({e.strerror or type(e).__name__})") from None
         except Exception: raise BadInput(WITHHELD) from None
     _print_release(r, out, method, n_out)
