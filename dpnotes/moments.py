@@ -18,10 +18,14 @@ __all__ = ['FRAC_BITS', 'BLOCK_ROWS', 'FLUSH_BLOCKS', 'quantise', 'is_dask', 'ha
 FRAC_BITS = 20          # entries in [-b, b] become integers q with |q| <= 2**20
 BLOCK_ROWS = 1 << 12    # rows per float64 product block: 2**12 * (2**20)**2 = 2**52 < 2**53, so every partial sum is exact
 
+def _scale(bound:float, frac_bits:int) -> float:
+    "The one factor 2**f/b · (1 − 2**-40), rounded twice: each entry then takes one multiplication (three roundings in all)."
+    return (float(1 << frac_bits) / bound) * (1.0 - 2.0**-40)
+
 def quantise(X, bound:float=1.0, frac_bits:int=FRAC_BITS) -> np.ndarray:
     "Integers q = trunc(2**frac_bits · x / bound), toward zero (|q|·2**-frac_bits·bound ≤ |x|), clipped to ±2**frac_bits."
     one = float(1 << frac_bits)
-    t = np.asarray(X, dtype=float) * (one / bound) * (1.0 - 2.0**-40)   # shrinks by more than the float roundings can grow
+    t = np.asarray(X, dtype=float) * _scale(bound, frac_bits)   # shrinks by more than the float roundings can grow
     return np.clip(np.trunc(t), -one, one).astype(np.int64)
 
 # %% ../nbs/05_moments.ipynb #fde062fe
@@ -30,11 +34,9 @@ def _pow2(x:float) -> bool:
     return x > 0 and math.frexp(x)[0] == 0.5
 
 def _quantise_into(Z, out:np.ndarray, bound:float=1.0, frac_bits:int=FRAC_BITS) -> np.ndarray:
-    "The integers of `quantise(Z, bound, frac_bits)`, as float64 values written into `out` (4 in-place passes, no copy)."
+    "The integers of `quantise(Z, bound, frac_bits)`, as float64 values written into `out` (3 in-place passes, no copy)."
     one = float(1 << frac_bits)
-    if _pow2(bound): np.multiply(Z, (one / bound) * (1.0 - 2.0**-40), out=out)   # one rounding of the same exact product
-    else: np.multiply(np.multiply(Z, one / bound, out=out), 1.0 - 2.0**-40, out=out)
-    np.trunc(out, out=out)
+    np.trunc(np.multiply(Z, _scale(bound, frac_bits), out=out), out=out)   # the same single product as `quantise`
     return np.clip(out, -one, one, out=out)
 
 # %% ../nbs/05_moments.ipynb #9cba8bf0

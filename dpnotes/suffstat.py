@@ -192,7 +192,7 @@ def _clip_prep(scaling:str, lo, hi, center, scale, r:float, classes=None, checke
         else:
             Z = unit_scale(A, lo, hi); Z -= center             # in place: the same operations as (u − centre) / scale
             if not unit: Z /= scale
-        return clip_rows(Z, r), (y if classes is None else _label_index(y, classes))
+        return clip_rows(Z, r, copy=False), (y if classes is None else _label_index(y, classes))   # Z is this pass's own array
     return prep
 
 def _dask_width(X) -> tuple:
@@ -205,6 +205,14 @@ def _dask_width(X) -> tuple:
     return int(X.shape[1]), None
 
 # %% ../nbs/25_suffstat_gauss.ipynb #a2abc429
+def _rows_no_copy(X) -> tuple:
+    "(float64 rows, column names or None): a float64 array or all-float64 frame is read in place (never written), else `as_matrix`'s copy."
+    if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and X.size: return _finite(X), None
+    if isinstance(X, pd.DataFrame) and X.shape[0] * X.shape[1] and all(t == np.float64 for t in X.dtypes):
+        return _finite(X.to_numpy(dtype=float)), list(X.columns)
+    A, meta = as_matrix(X, 'X')
+    return A, (list(meta.columns) if meta.kind == 'dataframe' else None)
+
 @patch
 def _read_inputs(self:SuffStatGauss, X, y) -> tuple:
     "Checked inputs: (rows, labels, classes to map labels by inside the passes or None, d, column names, ρ, lower, upper, classes)."
@@ -213,10 +221,9 @@ def _read_inputs(self:SuffStatGauss, X, y) -> tuple:
         d, names = _dask_width(X)
         rho, lo, hi, classes = self._validate(d)
         return X, y, classes, d, names, rho, lo, hi, classes
-    A, meta = as_matrix(X, 'X')                                # refuses NaN and infinite values: the passes need not check again
+    A, names = _rows_no_copy(X)                                # refuses NaN and infinite values: the passes need not check again
     n, d = A.shape
     rho, lo, hi, classes = self._validate(d)
-    names = list(meta.columns) if meta.kind == 'dataframe' else None
     return A, self._labels(y, n, classes), None, d, names, rho, lo, hi, classes
 
 @patch
