@@ -336,9 +336,8 @@ def _to_units(Z, scaling:str, center, scale, bounds) -> np.ndarray:
     Z += center; np.clip(Z, 0.0, 1.0, out=Z); Z *= (hi - lo); Z += lo
     return Z
 
-def _draw(g, n:int, means, factors, w, classes, scaling:str, center, scale, bounds):
-    "n rows of the released model from generator g: (rows in the original units, labels). Post-processing only."
-    cnt = g.multinomial(n, w)
+def _draw_by_class(g, n:int, cnt, means, factors, classes, scaling:str, center, scale, bounds):
+    "n rows, class by class (one factor per class), then shuffled: (rows in the original units, labels)."
     S = _draw_stacked(g, cnt, means, factors)
     perm = g.permutation(n)
     Z = np.empty_like(S)
@@ -346,6 +345,30 @@ def _draw(g, n:int, means, factors, w, classes, scaling:str, center, scale, boun
         np.take(S, perm[s:s + DRAW_ROWS], axis=0, out=Z[s:s + DRAW_ROWS])
         _to_units(Z[s:s + DRAW_ROWS], scaling, center, scale, bounds)
     return Z, np.repeat(classes, cnt)[perm]
+
+# %% ../nbs/25_suffstat_gauss.ipynb #df96ff3f
+def _affine(means, factors, scaling:str, center, scale, bounds) -> tuple:
+    """Per class (A_c, b_c) with rows in the original units x = clip(N A_c + b_c, lo, hi), N standard normal: the map
+    z ↦ lo + clip(z · scale + centre, 0, 1)(hi − lo) folded into the factor (clipping commutes with a positive affine map)."""
+    lo, w, s, c0 = (0.0, 1.0, 1.0, 0.0) if scaling == 'row_norm' else (bounds[0], bounds[1] - bounds[0], scale, center)
+    return [(lam[:, None] * V.T) * (s * w) for lam, V in factors], lo + (means * s + c0) * w
+
+def _draw(g, n:int, means, factors, w, classes, scaling:str, center, scale, bounds):
+    """n rows of the released model from generator g: (rows in the original units, labels). Post-processing only.
+    One covariance factor for every class (pooled): labels first (multinomial counts in a random order, the same law as
+    before), then per block of rows one (m × d)(d × d) product into the output, the class offsets and the clip."""
+    cnt = g.multinomial(n, w)
+    shared = all(np.array_equal(f[0], factors[0][0]) and np.array_equal(f[1], factors[0][1]) for f in factors)
+    if not shared: return _draw_by_class(g, n, cnt, means, factors, classes, scaling, center, scale, bounds)
+    lab = np.repeat(np.arange(len(cnt)), cnt)[g.permutation(n)]
+    (A, *_), b = _affine(means, factors, scaling, center, scale, bounds)
+    Z = np.empty((n, means.shape[1]))
+    for s in range(0, n, DRAW_ROWS):
+        out = np.matmul(g.standard_normal((min(DRAW_ROWS, n - s), len(A))), A, out=Z[s:s + DRAW_ROWS])
+        out += b[lab[s:s + DRAW_ROWS]]
+        if scaling != 'row_norm': np.clip(out, bounds[0], bounds[1], out=out)
+    return Z, np.asarray(classes)[lab]
+
 
 # %% ../nbs/25_suffstat_gauss.ipynb #2f352747
 def _draw_frame(seq, n:int, start:int, model:tuple, columns, label:str) -> pd.DataFrame:
