@@ -1,11 +1,11 @@
 """The command line on a table larger than it needs to hold: `dpnotes release --dask` on a generated CSV of n rows
-(d = 50 numeric columns in the public box [0, 10] written with 3 decimals, and a two-class label), timed with
+(d numeric columns, default 50, in the public box [0, 10] written with 3 decimals, and a two-class label), timed with
 `/usr/bin/time -v` for the wall time and the peak resident memory of the whole command (the Dask threads included).
 
 The floor measured in the same run is one read of the same file by the same reader (`read_by_schema_dask`, typed by
 the schema) reduced to the column sums: a release reads the rows at least once. The CSV and the release are written
 under --dir (default /tmp) and deleted afterwards. Not a test. Usage:
-    nice -n 10 python benchmarks/cli_big.py [--n 1e7] [--dir /tmp] [--write]
+    nice -n 10 python benchmarks/cli_big.py [--n 1e7] [--d 50] [--dir /tmp] [--write]
 (--write merges the row into data/results/cli_big.csv).
 """
 import argparse, json, os, re, shutil, subprocess, sys, time
@@ -13,8 +13,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-D = 50
+D = 50                      # numeric columns (--d)
 COLS = [f'x{j}' for j in range(D)]
+
+
+def set_width(d: int):
+    global D, COLS
+    D, COLS = d, [f'x{j}' for j in range(d)]
 CHUNK = 250_000
 
 
@@ -88,13 +93,15 @@ def main(n: int, where: str, write: bool):
         new = pd.DataFrame([row])
         if dest.exists():
             old = pd.read_csv(dest)
-            new = pd.concat([old[old['n'] != n], new], ignore_index=True)
+            new = pd.concat([old[(old['n'] != n) | (old['d'] != D)], new], ignore_index=True)
         new.to_csv(dest, index=False, float_format='%.4g')
         print(f"wrote {dest}")
 
 
 if __name__ == '__main__':
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--n', type=float, default=1e7); p.add_argument('--dir', default='/tmp'); p.add_argument('--write', action='store_true')
+    p.add_argument('--n', type=float, default=1e7); p.add_argument('--d', type=int, default=50)
+    p.add_argument('--dir', default='/tmp'); p.add_argument('--write', action='store_true')
     a = p.parse_args()
+    set_width(a.d)
     main(int(a.n), a.dir, a.write)
