@@ -76,12 +76,19 @@ def _exact_int(M) -> np.ndarray:
     if not np.isfinite(M).all(): raise ValueError("X: NaN values after the pre-processing; drop or impute those rows first")
     return M.astype(np.int64)
 
-def _block_products(Q:np.ndarray, H:np.ndarray, idx, second, squares:bool) -> dict:
-    "int64 statistics of one block: quantised rows Q (contiguous) and the one-hot classes H, each from exact float64 products."
-    out = dict(count=np.bincount(idx, minlength=H.shape[1]), sum=_exact_int(H.T @ Q))   # class sums: k × d products
+def _class_sums(Q:np.ndarray, idx, k:int) -> np.ndarray:
+    "k × d float64 class sums of the quantised block (exact integers): one matrix–vector product per class up to 4 classes, else one one-hot product."
+    if k == 1: return (np.ones(len(Q)) @ Q)[None]
+    if k <= 4: return np.stack([(idx == c).astype(float) @ Q for c in range(k)])
+    H = np.zeros((len(Q), k)); H[np.arange(len(Q)), idx] = 1.0
+    return H.T @ Q
+
+def _block_products(Q:np.ndarray, k:int, idx, second, squares:bool) -> dict:
+    "int64 statistics of one block: quantised rows Q (contiguous) and their class indices, each from exact float64 products."
+    out = dict(count=np.bincount(idx, minlength=k), sum=_exact_int(_class_sums(Q, idx, k)))
     if second == 'pooled': out['second'] = _exact_int(Q.T @ Q)   # one symmetric BLAS product (syrk)
     elif second == 'per_class':
-        sel = [Q[idx == c] for c in range(H.shape[1])]
+        sel = [Q[idx == c] for c in range(k)]
         out['second'] = np.stack([_exact_int(G.T @ G) for G in sel])
     if squares and second is None: out['sumsq'] = _exact_int(np.einsum('ij,ij->j', Q, Q))
     return out
@@ -110,12 +117,11 @@ def _block_stats(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits
     for b, s in enumerate(range(0, max(n, 1), block_rows)):   # pre-processed, quantised and multiplied block by block
         Z, ib = _prepared(A[s:s + block_rows], None if yv is None else yv[s:s + block_rows], k, prep)
         d = Z.shape[1]
-        if tot is None:                                        # two buffers, reused for every block: they stay in the cache
+        if tot is None:                                        # one buffer, reused for every block: it stays in the cache
             tot, m = _zero_totals(k, d, second, squares), min(n, block_rows)
-            qbuf, hbuf = np.empty((m, d)), np.empty((m, k))
-        Q, H = _quantise_into(Z, qbuf[:len(Z)], bound, frac_bits), hbuf[:len(Z)]
-        H.fill(0.0); H[np.arange(len(Z)), ib] = 1.0
-        part = _block_products(Q, H, ib, second, squares)
+            qbuf = np.empty((m, d))
+        Q = _quantise_into(Z, qbuf[:len(Z)], bound, frac_bits)
+        part = _block_products(Q, k, ib, second, squares)
         acc = part if acc is None else {key: acc[key] + part[key] for key in acc}
         if (b + 1) % FLUSH_BLOCKS == 0: tot, acc = _flush(tot, acc), None
     if acc is not None: tot = _flush(tot, acc)
