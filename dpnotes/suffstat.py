@@ -174,18 +174,25 @@ def _radius(self:SuffStatGauss, d:int) -> float:
 
 # %% ../nbs/25_suffstat_gauss.ipynb #6f236cb8
 def _box_map(lo, hi, center=None, scale=None) -> tuple:
-    """(a, shift, centre, 1/scale) with a·x + shift = (x − lo)/(hi − lo) in exact arithmetic: one multiplication and one
+    """(a, shift, centre, 1/scale, cache) with a·x + shift = (x − lo)/(hi − lo) in exact arithmetic: one multiplication and one
     addition per entry instead of a subtraction and a division (a centre of None: 0; a scale of None or all ones: 1)."""
     w = np.subtract(hi, lo, dtype=float)
     unit = scale is None or bool(np.all(np.asarray(scale) == 1.0))
-    return 1.0 / w, -np.asarray(lo, dtype=float) / w, center, None if unit else 1.0 / np.asarray(scale, dtype=float)
+    return 1.0 / w, -np.asarray(lo, dtype=float) / w, center, None if unit else 1.0 / np.asarray(scale, dtype=float), {}
+
+def _tiled(m:tuple, rows:int) -> list:
+    """The per-column constants of m repeated over `rows` rows (made once per block size and kept in m's cache): an
+    element-wise operation between two whole blocks runs about 1.5 times faster in NumPy than one broadcasting d constants."""
+    if rows not in m[4]: m[4][rows] = [None if v is None else np.tile(np.asarray(v, dtype=float), (rows, 1)) for v in m[:4]]
+    return m[4][rows]
 
 def _to_box(A, m:tuple) -> np.ndarray:
     "A new array (clip(a·A + shift, 0, 1) − centre) · (1/scale): the clip has scalar bounds (an array-bound clip costs 4×)."
-    Z = np.multiply(A, m[0]); Z += m[1]
+    a, shift, c, inv = _tiled(m, len(A))
+    Z = np.multiply(A, a); Z += shift
     np.clip(Z, 0.0, 1.0, out=Z)
-    if m[2] is not None: Z -= m[2]
-    if m[3] is not None: Z *= m[3]
+    if c is not None: Z -= c
+    if inv is not None: Z *= inv
     return Z
 
 def _clip_ball(Z, r:float) -> np.ndarray:
@@ -229,10 +236,11 @@ def _dask_width(X) -> tuple:
 
 # %% ../nbs/25_suffstat_gauss.ipynb #a2abc429
 def _rows_no_copy(X) -> tuple:
-    "(float64 rows, column names or None): a float64 array or all-float64 frame is read in place (never written), else `as_matrix`'s copy."
-    if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and X.size: return _finite(X), None
+    """(float64 rows, column names or None): a float64 array or all-float64 frame is read in place (never written; its
+    finiteness is checked block by block in the first pass, while each block is in the cache), else `as_matrix`'s checked copy."""
+    if isinstance(X, np.ndarray) and X.dtype == np.float64 and X.ndim == 2 and X.size: return X, None
     if isinstance(X, pd.DataFrame) and X.shape[0] * X.shape[1] and all(t == np.float64 for t in X.dtypes):
-        return _finite(X.to_numpy(dtype=float)), list(X.columns)
+        return X.to_numpy(dtype=float), list(X.columns)
     A, meta = as_matrix(X, 'X')
     return A, (list(meta.columns) if meta.kind == 'dataframe' else None)
 
@@ -244,7 +252,7 @@ def _read_inputs(self:SuffStatGauss, X, y) -> tuple:
         d, names = _dask_width(X)
         rho, lo, hi, classes = self._validate(d)
         return X, y, classes, d, names, rho, lo, hi, classes
-    A, names = _rows_no_copy(X)                                # refuses NaN and infinite values: the passes need not check again
+    A, names = _rows_no_copy(X)                                # NaN and infinite values: refused by the first pass
     n, d = A.shape
     rho, lo, hi, classes = self._validate(d)
     return A, self._labels(y, n, classes), None, d, names, rho, lo, hi, classes
@@ -288,7 +296,7 @@ def fit(self:SuffStatGauss, X, y):
     """Release the noisy statistics of (X, y); spends exactly (epsilon, delta). X: numeric (n, d) array or DataFrame, or a
     Dask array / DataFrame (then y a Dask collection partitioned like X, e.g. a column of the same frame); y: labels in `classes`."""
     rows, lab, by_label, d, names, rho, lo, hi, classes = self._read_inputs(X, y)
-    k, checked = len(classes), by_label is None                # in memory the rows were checked finite on the way in
+    k, checked = len(classes), by_label is None                # in memory the first pass checks every row: the second need not
     self.classes_, self.n_features_in_, self.bounds_, self.feature_names_in_ = classes, d, (lo, hi), names
     self.y_name_ = getattr(y, 'name', None)
     g_fit, g_sample = as_rng(self.rng).spawn(2)                # noise and sampling never share a stream
@@ -300,16 +308,16 @@ def fit(self:SuffStatGauss, X, y):
     # the statistics are exact fixed-point sums (dpnotes.moments): the same function of the data set for any partitioning,
     # so the sensitivities and the noise below do not depend on how the rows are split; the noise is added here, once
     stage = self.scaling in ('centre', 'standardise')
-    pass_two = lambda c, s: exact_moments(rows, lab, k, prep=_clip_prep(self.scaling, lo, hi, c, s, r, by_label, checked),
-                                          bound=r, second=self.covariance)
-    first = (exact_moments(rows, lab, k, prep=_unit_prep(lo, hi, by_label, checked), bound=1.0, second=None,
-                           squares=self.scaling == 'standardise') if stage else pass_two(np.full(d, 0.5), np.ones(d)))
+    pass_two = lambda c, s, ok: exact_moments(rows, lab, k, prep=_clip_prep(self.scaling, lo, hi, c, s, r, by_label, ok),
+                                              bound=r, second=self.covariance)
+    first = (exact_moments(rows, lab, k, prep=_unit_prep(lo, hi, by_label, False), bound=1.0, second=None,
+                           squares=self.scaling == 'standardise') if stage else pass_two(np.full(d, 0.5), np.ones(d), False))
     # 1. class counts (Δ₂ = √2); the row count is never used, only the sum of the noisy counts
     exact = first['count'].astype(float)
     counts = exact if self.class_sizes == 'public' else release(exact, sig['counts'], 'counts')
     n_hat = max(float(np.maximum(counts, 0).sum()), 1.0)
     self._release_centre(first, n_hat, release, sig, b, d, r)  # 2. public-bounds scaling and the released centre
-    second = pass_two(self.center_, self.scale_) if stage else first   # rows depend on released values only
+    second = pass_two(self.center_, self.scale_, checked) if stage else first   # rows depend on released values only
     self.class_counts_, self.radius_, self.rho_, self.budget_, self.sigmas_ = counts, r, rho, b, sig
     self._release_sums_moments(second, counts, release, sig)  # 3. class sums, 4. second moment(s)
     self._g_sample, self._on_dask = g_sample, is_dask(X)
