@@ -4,7 +4,8 @@ same process and the same repeat (median over the repeats), so machine load canc
 * `SuffStatGauss.fit` (two exact fixed-point passes: centre, then class sums and the second moment; noise added once)
   against one float64 `X.T @ X`;
 * the same with scaling='box' (public centre ½, one exact pass: the pass count of the floor);
-* `SuffStatGauss.sample(n)` against its floor: n × d standard normals and one (n × d)(d × d) product;
+* `SuffStatGauss.sample(n)` against its floor: n × d standard normals and one (n × d)(d × d) product, timed both as one
+  draw and one product (memory-bound: slower than the sampler itself) and block by block into a preallocated output;
 * `exact_moments` alone (quantise + exact products, no pre-processing) against `X.T @ X`;
 * DPRP (k1 = 200, k2 = 30, rows already in the unit ball) literal and `fast=True`, against its unavoidable products
   X R, XᵀX and P′M.
@@ -32,6 +33,14 @@ def table(n: int, d: int):
     return X, y
 
 
+def blocked_floor(n: int, d: int, V, rows: int = 1 << 13):
+    "The sampler's floor done the cache-friendly way: per block of rows, normals and one product into a preallocated output."
+    g, out = np.random.default_rng(1), np.empty((n, d))
+    for s in range(0, n, rows):
+        np.matmul(g.standard_normal((min(rows, n - s), d)), V, out=out[s:s + rows])
+    return out
+
+
 def cases(n: int, d: int) -> dict:
     "name -> (floor callable, release callable)."
     from dpnotes.suffstat import SuffStatGauss
@@ -53,6 +62,7 @@ def cases(n: int, d: int) -> dict:
             "SuffStatGauss.fit, scaling='box' (1 pass) / XᵀX": (gram, lambda: SuffStatGauss(**kw, scaling='box', clip_factor=2.0, rng=1).fit(X, y)),
             'SuffStatGauss.sample(n) / (normals + product)': (lambda: np.random.default_rng(1).standard_normal((n, d)) @ V,
                                                               lambda: est.sample(n)),
+            'SuffStatGauss.sample(n) / blocked (normals + product)': (lambda: blocked_floor(n, d, V), lambda: est.sample(n)),
             'exact_moments (pooled, no prep) / XᵀX': (gram, lambda: exact_moments(X, y, 2, bound=10.0)),
             'DPRP literal / (XR + XᵀX + P′M)': (products, lambda: DPRP(**dkw).fit_release(U)),
             'DPRP fast=True / (XR + XᵀX + P′M)': (products, lambda: DPRP(**dkw, fast=True).fit_release(U))}
