@@ -135,6 +135,17 @@ def _add_stats(parts) -> dict:
     return {key: sum((p[key] for p in parts[1:]), parts[0][key].copy()) for key in parts[0]}
 
 # %% ../nbs/05_moments.ipynb #4537aac5
+_YCOL = '__dpnotes_label__'
+
+def _one_graph(A, y):
+    """Rows and labels of a Dask DataFrame as delayed halves of one frame: each partition is read (or generated) once,
+    not once for the rows and once for the labels. None when the two cannot be put side by side (unknown divisions)."""
+    import dask
+    try: parts = list(A.assign(**{_YCOL: y}).to_delayed())
+    except (ValueError, NotImplementedError, TypeError): return None
+    return ([dask.delayed(lambda p: p.drop(columns=[_YCOL]))(p) for p in parts],
+            [dask.delayed(lambda p: p[_YCOL])(p) for p in parts])
+
 def _dask_parts(A, y):
     "Aligned lists of delayed row partitions of A and y (y may be None)."
     import dask.array as da
@@ -145,10 +156,12 @@ def _dask_parts(A, y):
         if not isinstance(y, da.Array): y = da.from_array(np.asarray(y)) if not is_dask(y) else y.to_dask_array(lengths=True)
         if any(math.isnan(c) for c in A.chunks[0]): raise ValueError("X: a Dask array with unknown chunk sizes; call X.compute_chunk_sizes() first")
         return xs, list(y.rechunk((A.chunks[0],)).to_delayed().ravel())
-    xs = list(A.to_delayed())
-    if y is None: return xs, [None] * len(xs)
+    if y is None: return list(A.to_delayed()), [None] * A.npartitions
     if not is_dask(y): raise TypeError("y: with a Dask DataFrame X, pass y as a Dask Series partitioned like X (e.g. a column of the same frame)")
-    ys = list(y.to_delayed())
+    if getattr(y, 'npartitions', None) == A.npartitions and hasattr(A, 'assign'):
+        both = _one_graph(A, y)
+        if both is not None: return both
+    xs, ys = list(A.to_delayed()), list(y.to_delayed())
     if len(ys) != len(xs):
         raise ValueError(f"y: needs the same partitions as X ({len(xs)}), got {len(ys)}; take it from the same frame or repartition both alike")
     return xs, ys
