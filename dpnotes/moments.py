@@ -135,12 +135,13 @@ def _add_stats(parts) -> dict:
     return {key: sum((p[key] for p in parts[1:]), parts[0][key].copy()) for key in parts[0]}
 
 # %% ../nbs/05_moments.ipynb #4537aac5
-_YCOL = '__dpnotes_label__'
+_YCOL = '__dpnotes_moments_y__'   # a column name no caller's frame uses (checked)
 
 def _one_graph(A, y):
     """Rows and labels of a Dask DataFrame as delayed halves of one frame: each partition is read (or generated) once,
     not once for the rows and once for the labels. None when the two cannot be put side by side (unknown divisions)."""
     import dask
+    if _YCOL in A.columns: return None
     try: parts = list(A.assign(**{_YCOL: y}).to_delayed())
     except (ValueError, NotImplementedError, TypeError): return None
     return ([dask.delayed(lambda p: p.drop(columns=[_YCOL]))(p) for p in parts],
