@@ -144,8 +144,10 @@ def _one_graph(A, y):
     if _YCOL in A.columns: return None
     try: parts = list(A.assign(**{_YCOL: y}).to_delayed())
     except (ValueError, NotImplementedError, TypeError): return None
-    return ([dask.delayed(lambda p: p.drop(columns=[_YCOL]))(p) for p in parts],
-            [dask.delayed(lambda p: p[_YCOL])(p) for p in parts])
+    return [dask.delayed(_rows_half)(p) for p in parts], [dask.delayed(_label_half)(p) for p in parts]
+
+def _rows_half(part): return part.drop(columns=[_YCOL])
+def _label_half(part): return part[_YCOL]
 
 def _dask_parts(A, y):
     "Aligned lists of delayed row partitions of A and y (y may be None)."
