@@ -18,10 +18,14 @@ __all__ = ['FRAC_BITS', 'BLOCK_ROWS', 'FLUSH_BLOCKS', 'quantise', 'is_dask', 'ha
 FRAC_BITS = 20          # entries in [-b, b] become integers q with |q| <= 2**20
 BLOCK_ROWS = 1 << 12    # rows per float64 product block: 2**12 * (2**20)**2 = 2**52 < 2**53, so every partial sum is exact
 
+def _scale(bound:float, frac_bits:int) -> float:
+    "The one factor 2**f/b · (1 − 2**-40), rounded twice: each entry then takes one multiplication (three roundings in all)."
+    return (float(1 << frac_bits) / bound) * (1.0 - 2.0**-40)
+
 def quantise(X, bound:float=1.0, frac_bits:int=FRAC_BITS) -> np.ndarray:
     "Integers q = trunc(2**frac_bits · x / bound), toward zero (|q|·2**-frac_bits·bound ≤ |x|), clipped to ±2**frac_bits."
     one = float(1 << frac_bits)
-    t = np.asarray(X, dtype=float) * (one / bound) * (1.0 - 2.0**-40)   # shrinks by more than the float roundings can grow
+    t = np.asarray(X, dtype=float) * _scale(bound, frac_bits)   # shrinks by more than the float roundings can grow
     return np.clip(np.trunc(t), -one, one).astype(np.int64)
 
 # %% ../nbs/05_moments.ipynb #fde062fe
@@ -30,11 +34,9 @@ def _pow2(x:float) -> bool:
     return x > 0 and math.frexp(x)[0] == 0.5
 
 def _quantise_into(Z, out:np.ndarray, bound:float=1.0, frac_bits:int=FRAC_BITS) -> np.ndarray:
-    "The integers of `quantise(Z, bound, frac_bits)`, as float64 values written into `out` (4 in-place passes, no copy)."
+    "The integers of `quantise(Z, bound, frac_bits)`, as float64 values written into `out` (3 in-place passes, no copy)."
     one = float(1 << frac_bits)
-    if _pow2(bound): np.multiply(Z, (one / bound) * (1.0 - 2.0**-40), out=out)   # one rounding of the same exact product
-    else: np.multiply(np.multiply(Z, one / bound, out=out), 1.0 - 2.0**-40, out=out)
-    np.trunc(out, out=out)
+    np.trunc(np.multiply(Z, _scale(bound, frac_bits), out=out), out=out)   # the same single product as `quantise`
     return np.clip(out, -one, one, out=out)
 
 # %% ../nbs/05_moments.ipynb #9cba8bf0
@@ -74,12 +76,19 @@ def _exact_int(M) -> np.ndarray:
     if not np.isfinite(M).all(): raise ValueError("X: NaN values after the pre-processing; drop or impute those rows first")
     return M.astype(np.int64)
 
-def _block_products(Q:np.ndarray, H:np.ndarray, idx, second, squares:bool) -> dict:
-    "int64 statistics of one block: quantised rows Q (contiguous) and the one-hot classes H, each from exact float64 products."
-    out = dict(count=np.bincount(idx, minlength=H.shape[1]), sum=_exact_int(H.T @ Q))   # class sums: k × d products
+def _class_sums(Q:np.ndarray, idx, k:int) -> np.ndarray:
+    "k × d float64 class sums of the quantised block (exact integers): one matrix–vector product per class up to 4 classes, else one one-hot product."
+    if k == 1: return (np.ones(len(Q)) @ Q)[None]
+    if k <= 4: return np.stack([(idx == c).astype(float) @ Q for c in range(k)])
+    H = np.zeros((len(Q), k)); H[np.arange(len(Q)), idx] = 1.0
+    return H.T @ Q
+
+def _block_products(Q:np.ndarray, k:int, idx, second, squares:bool) -> dict:
+    "int64 statistics of one block: quantised rows Q (contiguous) and their class indices, each from exact float64 products."
+    out = dict(count=np.bincount(idx, minlength=k), sum=_exact_int(_class_sums(Q, idx, k)))
     if second == 'pooled': out['second'] = _exact_int(Q.T @ Q)   # one symmetric BLAS product (syrk)
     elif second == 'per_class':
-        sel = [Q[idx == c] for c in range(H.shape[1])]
+        sel = [Q[idx == c] for c in range(k)]
         out['second'] = np.stack([_exact_int(G.T @ G) for G in sel])
     if squares and second is None: out['sumsq'] = _exact_int(np.einsum('ij,ij->j', Q, Q))
     return out
@@ -108,12 +117,11 @@ def _block_stats(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits
     for b, s in enumerate(range(0, max(n, 1), block_rows)):   # pre-processed, quantised and multiplied block by block
         Z, ib = _prepared(A[s:s + block_rows], None if yv is None else yv[s:s + block_rows], k, prep)
         d = Z.shape[1]
-        if tot is None:                                        # two buffers, reused for every block: they stay in the cache
+        if tot is None:                                        # one buffer, reused for every block: it stays in the cache
             tot, m = _zero_totals(k, d, second, squares), min(n, block_rows)
-            qbuf, hbuf = np.empty((m, d)), np.empty((m, k))
-        Q, H = _quantise_into(Z, qbuf[:len(Z)], bound, frac_bits), hbuf[:len(Z)]
-        H.fill(0.0); H[np.arange(len(Z)), ib] = 1.0
-        part = _block_products(Q, H, ib, second, squares)
+            qbuf = np.empty((m, d))
+        Q = _quantise_into(Z, qbuf[:len(Z)], bound, frac_bits)
+        part = _block_products(Q, k, ib, second, squares)
         acc = part if acc is None else {key: acc[key] + part[key] for key in acc}
         if (b + 1) % FLUSH_BLOCKS == 0: tot, acc = _flush(tot, acc), None
     if acc is not None: tot = _flush(tot, acc)
@@ -127,6 +135,20 @@ def _add_stats(parts) -> dict:
     return {key: sum((p[key] for p in parts[1:]), parts[0][key].copy()) for key in parts[0]}
 
 # %% ../nbs/05_moments.ipynb #4537aac5
+_YCOL = '__dpnotes_moments_y__'   # a column name no caller's frame uses (checked)
+
+def _one_graph(A, y):
+    """Rows and labels of a Dask DataFrame as delayed halves of one frame: each partition is read (or generated) once,
+    not once for the rows and once for the labels. None when the two cannot be put side by side (unknown divisions)."""
+    import dask
+    if _YCOL in A.columns: return None
+    try: parts = list(A.assign(**{_YCOL: y}).to_delayed())
+    except (ValueError, NotImplementedError, TypeError): return None
+    return [dask.delayed(_rows_half)(p) for p in parts], [dask.delayed(_label_half)(p) for p in parts]
+
+def _rows_half(part): return part.drop(columns=[_YCOL])
+def _label_half(part): return part[_YCOL]
+
 def _dask_parts(A, y):
     "Aligned lists of delayed row partitions of A and y (y may be None)."
     import dask.array as da
@@ -137,10 +159,12 @@ def _dask_parts(A, y):
         if not isinstance(y, da.Array): y = da.from_array(np.asarray(y)) if not is_dask(y) else y.to_dask_array(lengths=True)
         if any(math.isnan(c) for c in A.chunks[0]): raise ValueError("X: a Dask array with unknown chunk sizes; call X.compute_chunk_sizes() first")
         return xs, list(y.rechunk((A.chunks[0],)).to_delayed().ravel())
-    xs = list(A.to_delayed())
-    if y is None: return xs, [None] * len(xs)
+    if y is None: return list(A.to_delayed()), [None] * A.npartitions
     if not is_dask(y): raise TypeError("y: with a Dask DataFrame X, pass y as a Dask Series partitioned like X (e.g. a column of the same frame)")
-    ys = list(y.to_delayed())
+    if getattr(y, 'npartitions', None) == A.npartitions and hasattr(A, 'assign'):
+        both = _one_graph(A, y)
+        if both is not None: return both
+    xs, ys = list(A.to_delayed()), list(y.to_delayed())
     if len(ys) != len(xs):
         raise ValueError(f"y: needs the same partitions as X ({len(xs)}), got {len(ys)}; take it from the same frame or repartition both alike")
     return xs, ys

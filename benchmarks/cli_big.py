@@ -1,0 +1,107 @@
+"""The command line on a table larger than it needs to hold: `dpnotes release --dask` on a generated CSV of n rows
+(d numeric columns, default 50, in the public box [0, 10] written with 3 decimals, and a two-class label), timed with
+`/usr/bin/time -v` for the wall time and the peak resident memory of the whole command (the Dask threads included).
+
+The floor measured in the same run is one read of the same file by the same reader (`read_by_schema_dask`, typed by
+the schema) reduced to the column sums: a release reads the rows at least once. The CSV and the release are written
+under --dir (default /tmp) and deleted afterwards. Not a test. Usage:
+    nice -n 10 python benchmarks/cli_big.py [--n 1e7] [--d 50] [--dir /tmp] [--write]
+(--write merges the row into data/results/cli_big.csv).
+"""
+import argparse, json, os, re, shutil, subprocess, sys, time
+from pathlib import Path
+import numpy as np
+import pandas as pd
+
+D = 50                      # numeric columns (--d)
+COLS = [f'x{j}' for j in range(D)]
+
+
+def set_width(d: int):
+    global D, COLS
+    D, COLS = d, [f'x{j}' for j in range(d)]
+CHUNK = 250_000
+
+
+def write_csv(path: Path, n: int):
+    """n rows written chunk by chunk through Arrow's CSV writer (never more than CHUNK rows in memory): two Gaussian
+    classes in the box [0, 10], each value written with 3 decimals (as the text of an integer number of thousandths,
+    shifted into place, so that the file is written at disk speed rather than at float-formatting speed)."""
+    import pyarrow as pa, pyarrow.compute as pc, pyarrow.csv as pcsv
+    g = np.random.default_rng(0)
+    with open(path, 'wb') as f:
+        f.write((','.join(COLS + ['y']) + '\n').encode())
+        for s in range(0, n, CHUNK):
+            m = min(CHUNK, n - s)
+            y = g.integers(0, 2, m)
+            X = np.clip(5.0 + (y[:, None] - 0.5) * np.linspace(-1, 1, D) + 1.5 * g.standard_normal((m, D)), 0, 10)
+            milli = np.rint(X * 1000).astype(np.int64)                     # 0 … 10000 thousandths
+            cols = [pc.binary_join_element_wise(pc.cast(pa.array(milli[:, j] // 1000), pa.string()),
+                                                pc.utf8_lpad(pc.cast(pa.array(milli[:, j] % 1000), pa.string()), 3, '0'), '.')
+                    for j in range(D)]
+            cols.append(pa.array(np.where(y == 1, 'b', 'a')))
+            pcsv.write_csv(pa.Table.from_arrays(cols, names=COLS + ['y']), f,
+                           pcsv.WriteOptions(include_header=False, quoting_style='none'))
+
+
+def write_schema(path: Path):
+    cols = {c: {'kind': 'numeric', 'lower': 0, 'upper': 10} for c in COLS}
+    cols['y'] = {'kind': 'categorical', 'categories': ['a', 'b']}
+    path.write_text(json.dumps({'dpnotes_schema': 1, 'label': 'y', 'columns': cols}))
+
+
+def read_floor(csv: Path, schema: Path) -> float:
+    "Seconds of one pass of the same reader over the file (typed by the schema, reduced to column sums)."
+    from dpnotes.data import read_by_schema_dask
+    t0 = time.perf_counter()
+    read_by_schema_dask(csv, str(schema))[COLS].sum().compute()
+    return time.perf_counter() - t0
+
+
+def timed_release(csv: Path, schema: Path, out: Path) -> dict:
+    "Wall seconds, peak RSS (MB) and exit status of `dpnotes release --dask` under /usr/bin/time -v."
+    cmd = ['/usr/bin/time', '-v', shutil.which('dpnotes') or 'dpnotes', 'release', str(csv), '-o', str(out), '-e', '1',
+           '--schema', str(schema), '--dask', '--seed', '0']
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    rss = re.search(r'Maximum resident set size \(kbytes\): (\d+)', p.stderr)
+    if p.returncode: print(p.stdout[-2000:], p.stderr[-3000:], file=sys.stderr)
+    return dict(seconds=wall, peak_mb=int(rss.group(1)) / 1024 if rss else float('nan'), exit=p.returncode)
+
+
+def main(n: int, where: str, write: bool):
+    d = Path(where) / f'dpnotes_cli_big_{os.getpid()}'
+    d.mkdir(parents=True)
+    try:
+        csv, sj, out = d / 'big.csv', d / 'schema.json', d / 'released.csv'
+        t0 = time.perf_counter(); write_csv(csv, n); t_gen = time.perf_counter() - t0
+        write_schema(sj)
+        gb = csv.stat().st_size / 2**30
+        print(f"generated {n} rows, {gb:.2f} GiB in {t_gen:.0f}s", flush=True)
+        t_read = read_floor(csv, sj)
+        print(f"floor (one typed read of the file): {t_read:.1f}s", flush=True)
+        r = timed_release(csv, sj, out)
+        n_out = sum(1 for _ in open(out, 'rb')) - 1 if out.exists() else 0
+        row = dict(n=n, d=D, csv_gib=round(gb, 3), read_pass_s=t_read, release_s=r['seconds'],
+                   ratio_to_read=r['seconds'] / t_read, peak_rss_mb=r['peak_mb'], rows_written=n_out, exit=r['exit'])
+        print(', '.join(f'{k}={v:.4g}' if isinstance(v, float) else f'{k}={v}' for k, v in row.items()), flush=True)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    if write:
+        dest = Path(__file__).resolve().parents[1] / 'data' / 'results' / 'cli_big.csv'
+        new = pd.DataFrame([row])
+        if dest.exists():
+            old = pd.read_csv(dest)
+            new = pd.concat([old[(old['n'] != n) | (old['d'] != D)], new], ignore_index=True)
+        new.to_csv(dest, index=False, float_format='%.4g')
+        print(f"wrote {dest}")
+
+
+if __name__ == '__main__':
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    p.add_argument('--n', type=float, default=1e7); p.add_argument('--d', type=int, default=50)
+    p.add_argument('--dir', default='/tmp'); p.add_argument('--write', action='store_true')
+    a = p.parse_args()
+    set_width(a.d)
+    main(int(a.n), a.dir, a.write)
