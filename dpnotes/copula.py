@@ -16,7 +16,8 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
 
 # %% auto #0
 __all__ = ['SENSITIVITY', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex', 'HIST_SENSITIVITY',
-           'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins', 'CopulaGauss']
+           'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins', 'coarse_rule',
+           'coarse_groups', 'tree_estimate', 'CopulaGauss']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -137,13 +138,41 @@ def auto_bins(n:int, d:int, rho_h:float, choices=(20, 40, 80)) -> int:
     ok = [b for b in choices if n / b >= 2 * sigma]
     return max(ok) if ok else min(choices)
 
+# %% ../nbs/26_copula.ipynb #282677e8
+def coarse_rule(n:int, d:int, rho_h:float, share:float=0.5) -> int:
+    "Groups B* = √(1.25 n/σ_c) of a two-level column, σ_c = √(d/(share·ρ_h)) its coarse noise: public inputs only (at least 2)."
+    sigma = math.sqrt(d / (check_positive(share, 'share') * check_positive(rho_h, 'rho_h')))
+    return max(2, int(round(math.sqrt(1.25 * max(n, 1) / sigma))))
+
+def coarse_groups(st:dict, B:int):
+    "Group of each state (the missing state its own group 0) when the column has more than 2B core states, else None."
+    if st['kind'] == 'categorical': return None
+    k = n_states(st) - int(st['missing'])
+    if k <= 2 * B: return None
+    core = np.concatenate([np.full(len(p), i, dtype=np.int64) for i, p in enumerate(np.array_split(np.arange(k), B))])
+    return np.r_[0, core + 1] if st['missing'] else core
+
+
+# %% ../nbs/26_copula.ipynb #480c80d8
+def tree_estimate(fine, coarse, groups, s_fine:float, s_coarse:float) -> np.ndarray:
+    "Fine counts from noisy fine and coarse counts: least-squares group totals, within-group deviations shrunk (positive-part James–Stein) towards an even spread."
+    f, c, g = np.asarray(fine, float), np.asarray(coarse, float), np.asarray(groups)
+    G = len(c); size = np.bincount(g, minlength=G).astype(float); S = np.bincount(g, weights=f, minlength=G)
+    wc, wf = 1.0 / s_coarse ** 2, 1.0 / (np.maximum(size, 1) * s_fine ** 2)
+    total = (wc * c + wf * S) / (wc + wf)
+    dev = f - (S / np.maximum(size, 1))[g]
+    ss = np.bincount(g, weights=dev ** 2, minlength=G)
+    keep = np.clip(1.0 - (size - 1) * s_fine ** 2 / np.maximum(ss, 1e-300), 0.0, 1.0)
+    return (total / np.maximum(size, 1))[g] + keep[g] * dev
+
+
 # %% ../nbs/26_copula.ipynb #e6d3072a
 _DEPENDENCE = ('auto', 'pooled', 'class_means', 'per_class', 'independent')
 
 class CopulaGauss:
     "DP marginals (noisy histograms on public states, missing as a state) + a Gaussian copula of normal scores, under one zCDP budget."
     released_attributes = ('probs_', 'corr_', 'means_', 'covs_', 'edges_', 'rho_', 'budget_', 'sigmas_', 'shrink_')
-    public_attributes = ('columns_', 'label_', 'states_', 'n_', 'radius_', 'bins_', 'max_states_', 'dependence_')
+    public_attributes = ('columns_', 'label_', 'states_', 'n_', 'radius_', 'bins_', 'max_states_', 'dependence_', 'groups_')
 
     def __init__(self,
                  columns:dict,               # public column specs: name -> {'kind', 'categories'} or {'kind', 'lower', 'upper'}
@@ -154,6 +183,8 @@ class CopulaGauss:
                  split:float=0.5,            # share of ρ for the histograms (the rest: the dependence)
                  bins=40,                    # equal-width bins of a numeric column, or 'auto' (`auto_bins`: from n and the noise)
                  max_states:int=128,         # an integer column with at most this many values gets one state per value
+                 coarse='auto',              # a column with > 2B states gets a second level of B groups: 'auto' (`coarse_rule`), an int B, or None (one level)
+                 coarse_share:float=0.5,     # share of a two-level column's ρ for its coarse level
                  clip_factor:float=0.5,      # κ of the public radius R = κ√d of a row of normal scores
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
@@ -165,6 +196,7 @@ class CopulaGauss:
         self.columns, self.epsilon, self.delta, self.label, self.dependence = columns, epsilon, delta, label, dependence
         self.split, self.bins, self.max_states, self.clip_factor, self.shrink = split, bins, max_states, clip_factor, shrink
         self.range_share, self.range_tail, self.rng, self.sampler, self.complete = range_share, range_tail, rng, sampler, complete
+        self.coarse, self.coarse_share = coarse, coarse_share
 
 # %% ../nbs/26_copula.ipynb #5009de21
 @patch
@@ -177,6 +209,8 @@ def _validate(self:CopulaGauss, df):
     if not 0 <= self.range_share < 1: raise ValueError(f"range_share must lie in [0, 1), got {self.range_share}")
     if not 0 < self.range_tail < 0.5: raise ValueError(f"range_tail must lie in (0, 0.5), got {self.range_tail}")
     if self.bins != 'auto': check_int(self.bins, 'bins', minimum=2)
+    if self.coarse not in ('auto', None): check_int(self.coarse, 'coarse', minimum=2)
+    if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
     check_int(self.max_states, 'max_states'); check_positive(self.clip_factor, 'clip_factor')
     if not (self.shrink == 'auto' or (isinstance(self.shrink, (int, float)) and 0 <= self.shrink <= 1)):
         raise ValueError(f"shrink must be 'auto' or a number in [0, 1], got {self.shrink!r}")
@@ -221,16 +255,38 @@ def _states(self:CopulaGauss, names, edges:dict) -> dict:
     return {c: column_states(self.columns[c], self.bins_, self.max_states_, missing=c not in no_missing, edges=edges.get(c))
             for c in names}
 
+
+# %% ../nbs/26_copula.ipynb #7f2f44f4
+@patch
+def _groups(self:CopulaGauss, rho_h:float) -> dict:
+    "Groups of the two-level columns (public: n, d, ρ_h and the states)."
+    if self.coarse is None: return {}
+    B = coarse_rule(self.n_, len(self.states_), rho_h, self.coarse_share) if self.coarse == 'auto' else int(self.coarse)
+    g = {c: coarse_groups(st, B) for c, st in self.states_.items()}
+    return {c: v for c, v in g.items() if v is not None}
+
+def _noisy_blocks(blocks:dict, sigma:float, rng, sampler:str) -> dict:
+    "One Gaussian mechanism over all count vectors in `blocks` jointly (Δ₂ = √(2m) for m columns)."
+    if not blocks: return {}
+    names = list(blocks); D = HIST_SENSITIVITY(len(names)); sizes = [len(blocks[c]) for c in names]
+    noisy = add_gaussian(np.concatenate([blocks[c] for c in names]), sigma, rng=rng, sampler=sampler, sensitivity=D)
+    return dict(zip(names, np.split(noisy, np.cumsum(sizes)[:-1])))
+
+
+# %% ../nbs/26_copula.ipynb #46e68442
 @patch
 def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
-    "Stage 1: every histogram in one Gaussian mechanism (Δ₂ = √(2d)), projected onto the simplex of total n."
-    names = list(codes); sizes = [n_states(self.states_[c]) for c in names]
-    counts = np.concatenate([np.bincount(codes[c], minlength=m).astype(float) for c, m in zip(names, sizes)])
-    D = HIST_SENSITIVITY(len(names)); sigma = D / math.sqrt(2 * rho_h)
-    noisy = add_gaussian(counts, sigma, rng=rng, sampler=self.sampler, sensitivity=D)
-    parts = np.split(noisy, np.cumsum(sizes)[:-1])
-    self.sigmas_['histograms'] = sigma
-    return {c: project_simplex(v, self.n_) / self.n_ for c, v in zip(names, parts)}
+    "Stage 1: ρ_h/d per column; one-level columns in one mechanism, two-level ones in a fine and a coarse one; projected onto the simplex of total n."
+    names, grp, a = list(codes), self.groups_, self.coarse_share; d = len(names)
+    fine = {c: np.bincount(codes[c], minlength=n_states(self.states_[c])).astype(float) for c in names}
+    s1, sf, sc = math.sqrt(d / rho_h), math.sqrt(d / ((1 - a) * rho_h)), math.sqrt(d / (a * rho_h))
+    out = _noisy_blocks({c: v for c, v in fine.items() if c not in grp}, s1, rng, self.sampler)
+    nf = _noisy_blocks({c: fine[c] for c in grp}, sf, rng, self.sampler)
+    nc = _noisy_blocks({c: np.bincount(g[codes[c]], minlength=g.max() + 1).astype(float) for c, g in grp.items()}, sc, rng, self.sampler)
+    out.update({c: tree_estimate(nf[c], nc[c], grp[c], sf, sc) for c in grp})
+    self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
+    return {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
+
 
 # %% ../nbs/26_copula.ipynb #cf00d0e7
 @patch
@@ -290,6 +346,7 @@ def fit(self:CopulaGauss, df):
                          self.states_[c], c) for c in names}
     codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
     self.sigmas_, self.corr_, self.means_, self.covs_ = {}, None, None, None
+    self.groups_ = self._groups(rho_h)
     self.budget_ = dict(ranges_epsilon=eps_r, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_h)
     self.probs_ = self._histograms(codes, rho_h, g_fit)
     cols = self._copula_columns()
