@@ -132,11 +132,11 @@ def to_correlation(S, n:float, shrink:float, floor:float=1e-3) -> np.ndarray:
     return C / np.outer(s, s)
 
 # %% ../nbs/26_copula.ipynb #71bfce3f
-def auto_bins(n:int, d:int, rho_h:float, choices=(20, 40, 80)) -> int:
-    "Largest bin count in `choices` with n/B ≥ 2σ_h (a bin's expected count at least twice the histogram noise): public inputs only."
-    sigma = HIST_SENSITIVITY(d) / math.sqrt(2 * rho_h)
-    ok = [b for b in choices if n / b >= 2 * sigma]
-    return max(ok) if ok else min(choices)
+def auto_bins(n:int, d:int, rho_h:float, cap:int=40) -> int:
+    "Equal bins of a numeric column: min(cap, max(2, round(√(5n/σ₁)))), σ₁ = √(d/ρ_h) the histogram noise; public inputs only."
+    sigma = HIST_SENSITIVITY(d) / math.sqrt(2 * check_positive(rho_h, 'rho_h'))
+    return min(int(cap), max(2, int(round(math.sqrt(5 * max(n, 1) / sigma)))))
+
 
 # %% ../nbs/26_copula.ipynb #282677e8
 def coarse_rule(n:int, d:int, rho_h:float, share:float=0.5) -> int:
@@ -181,9 +181,9 @@ class CopulaGauss:
                  label:str|None=None,        # a categorical column with no missing cells (the class for 'per_class')
                  dependence:str='auto',      # 'auto' ('class_means' with a label, else 'pooled') | 'pooled' | 'class_means' | 'per_class' | 'independent'
                  split:float=0.5,            # share of ρ for the histograms (the rest: the dependence)
-                 bins=40,                    # equal-width bins of a numeric column, or 'auto' (`auto_bins`: from n and the noise)
-                 max_states:int=128,         # an integer column with at most this many values gets one state per value
-                 coarse='auto',              # a column with > 2B states gets a second level of B groups: 'auto' (`coarse_rule`), an int B, or None (one level)
+                 bins='auto',                # equal-width bins of a numeric column: 'auto' (`auto_bins`: from n, d and the noise) or an int
+                 max_states='auto',          # an integer column with at most this many values gets one state per value ('auto': `auto_bins` capped at 128)
+                 coarse=None,                # None: one level; 'auto' (`coarse_rule`) or an int B: a column with > 2B states also gets B groups
                  coarse_share:float=0.5,     # share of a two-level column's ρ for its coarse level
                  clip_factor:float=0.5,      # κ of the public radius R = κ√d of a row of normal scores
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
@@ -211,7 +211,8 @@ def _validate(self:CopulaGauss, df):
     if self.bins != 'auto': check_int(self.bins, 'bins', minimum=2)
     if self.coarse not in ('auto', None): check_int(self.coarse, 'coarse', minimum=2)
     if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
-    check_int(self.max_states, 'max_states'); check_positive(self.clip_factor, 'clip_factor')
+    if self.max_states != 'auto': check_int(self.max_states, 'max_states')
+    check_positive(self.clip_factor, 'clip_factor')
     if not (self.shrink == 'auto' or (isinstance(self.shrink, (int, float)) and 0 <= self.shrink <= 1)):
         raise ValueError(f"shrink must be 'auto' or a number in [0, 1], got {self.shrink!r}")
     if not isinstance(df, pd.DataFrame): raise TypeError(f"data must be a pandas DataFrame, got {type(df).__name__}")
@@ -339,7 +340,7 @@ def fit(self:CopulaGauss, df):
     self.rho_ = copula_rho(self.epsilon - eps_r, self.delta)
     rho_h = self.rho_ * (1.0 if self.dependence_ == 'independent' else self.split)
     self.bins_ = auto_bins(self.n_, len(names), rho_h) if self.bins == 'auto' else int(self.bins)
-    self.max_states_ = self.max_states
+    self.max_states_ = auto_bins(self.n_, len(names), rho_h, cap=128) if self.max_states == 'auto' else int(self.max_states)
     self.edges_ = self._ranges(df, names, eps_r, g_range) if eps_r > 0 else {}
     self.states_ = self._states(names, self.edges_)
     cp = {c: state_codes(df[c].to_numpy(dtype=object) if self.states_[c]['kind'] == 'categorical' else df[c],

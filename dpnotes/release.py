@@ -703,7 +703,7 @@ class CopulaRelease(Method):
     keeps_missing = True
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins=40,
+                 sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins='auto',
                  clip_factor: float = 0.5, shrink='auto', range_share: float = 0.0):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.dependence, self.split, self.bins, self.clip_factor = dependence, split, bins, clip_factor
