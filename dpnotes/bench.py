@@ -264,13 +264,14 @@ METHODS = {'SuffStatGauss': _m_suffstat('doc', BENCH_CLIP_FACTOR),
            'SuffStatGauss (pow10 bounds)': _m_suffstat('pow10', BENCH_CLIP_FACTOR),
            'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr,
            'Copula': _m_copula()}
-COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split 0.5, bins and integer states by `auto_bins`, shrink 'auto', κ 0.5, schema bounds)
+COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split 0.5, bins and integer states by `auto_bins`, scale ranges 0.1, shrink 'auto', κ 0.5, schema bounds)
     'Copula (pooled)': _m_copula(dependence='pooled'), 'Copula (per-class)': _m_copula(dependence='per_class'),
     'Copula (split 0.3)': _m_copula(split=0.3), 'Copula (split 0.7)': _m_copula(split=0.7),
     'Copula (bins 20)': _m_copula(bins=20), 'Copula (bins 40)': _m_copula(bins=40, max_states=128),
     'Copula (no shrink)': _m_copula(shrink=0.0), 'Copula (κ 1.0)': _m_copula(clip_factor=1.0),
-    'Copula (pow10 bounds)': _m_copula('pow10'), 'Copula (pow10 + ranges)': _m_copula('pow10', range_share=0.1),
-    'Copula (two levels)': _m_copula(coarse='auto')}
+    'Copula (pow10 bounds)': _m_copula('pow10'), 'Copula (pow10 + ranges)': _m_copula('pow10', range_share=0.1, scale_share=0.0),
+    'Copula (two levels)': _m_copula(coarse='auto'), 'Copula (no scale)': _m_copula(scale_share=0.0),
+    'Copula (before)': _m_copula(bins=40, max_states=128, scale_share=0.0)}   # the defaults before the bins rule and scale ranges
 METHODS.update(COPULA_VARIANTS)
 
 # %% ../nbs/80_benchmark.ipynb #cb000020

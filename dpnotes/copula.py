@@ -15,9 +15,9 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
                              gaussian_sigma_analytic, dp_quantile, clip_rows, BOUND_GRID)
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex', 'HIST_SENSITIVITY',
-           'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins', 'coarse_rule',
-           'coarse_groups', 'tree_estimate', 'CopulaGauss']
+__all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
+           'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins',
+           'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -189,6 +189,7 @@ class CopulaGauss:
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
+                 scale_share:float=0.1,      # share of ρ for the scale ranges of the binned columns (`_scale_ranges`; 0: none)
                  complete=(),                # columns declared (publicly) to have no missing cells: no missing state
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler ('safe': the float-safe discrete Gaussian)
@@ -196,7 +197,7 @@ class CopulaGauss:
         self.columns, self.epsilon, self.delta, self.label, self.dependence = columns, epsilon, delta, label, dependence
         self.split, self.bins, self.max_states, self.clip_factor, self.shrink = split, bins, max_states, clip_factor, shrink
         self.range_share, self.range_tail, self.rng, self.sampler, self.complete = range_share, range_tail, rng, sampler, complete
-        self.coarse, self.coarse_share = coarse, coarse_share
+        self.coarse, self.coarse_share, self.scale_share = coarse, coarse_share, scale_share
 
 # %% ../nbs/26_copula.ipynb #5009de21
 @patch
@@ -210,6 +211,7 @@ def _validate(self:CopulaGauss, df):
     if not 0 < self.range_tail < 0.5: raise ValueError(f"range_tail must lie in (0, 0.5), got {self.range_tail}")
     if self.bins != 'auto': check_int(self.bins, 'bins', minimum=2)
     if self.coarse not in ('auto', None): check_int(self.coarse, 'coarse', minimum=2)
+    if not 0 <= self.scale_share < 1: raise ValueError(f"scale_share must lie in [0, 1), got {self.scale_share}")
     if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
     if self.max_states != 'auto': check_int(self.max_states, 'max_states')
     check_positive(self.clip_factor, 'clip_factor')
@@ -247,6 +249,30 @@ def _ranges(self:CopulaGauss, df, names, eps_r:float, rng) -> dict:
         a, b = min(a, b), max(a, b)
         out[c] = np.unique(np.r_[s['lower'], np.linspace(a, b, max(self.bins_ - 1, 2)), s['upper']])
     return out
+
+# %% ../nbs/26_copula.ipynb #0d00d096
+SCALE_CUTS = (0.1, 0.2, 0.5)      # public cuts, as shares of a column's bound width
+
+@patch
+def _scale_ranges(self:CopulaGauss, df, names, rho_r:float, rng) -> dict:
+    "Edges of the binned columns: equal bins up to the smallest scale cut with ≤ 5% of rows (noisy) above it, the scale cells beyond."
+    st0 = {c: column_states(self.columns[c], self.bins_, self.max_states_) for c in names if c != self.label}
+    cols = [c for c, s in st0.items() if s['kind'] == 'bins']
+    if not cols: return {}
+    cut = {c: st0[c]['lower'] + (st0[c]['upper'] - st0[c]['lower']) * np.array(SCALE_CUTS) for c in cols}
+    def cells(c):
+        lo, hi = st0[c]['lower'], st0[c]['upper']; x = pd.to_numeric(df[c], errors='coerce').to_numpy(dtype=float)
+        return np.bincount(np.searchsorted(cut[c], np.clip(np.where(np.isnan(x), lo, x), lo, hi), side='right'), minlength=4).astype(float)
+    sigma = math.sqrt(len(cols) / rho_r); self.sigmas_['scale'] = sigma
+    noisy = _noisy_blocks({c: cells(c) for c in cols}, sigma, rng, self.sampler)
+    out = {}
+    for c in cols:
+        above = np.cumsum(noisy[c][::-1])[::-1][1:]                   # noisy rows above each cut
+        k = next((i for i, t in enumerate(above) if t <= 0.05 * self.n_), len(SCALE_CUTS))
+        lo, hi = st0[c]['lower'], st0[c]['upper']; b = cut[c][k] if k < len(SCALE_CUTS) else hi
+        out[c] = np.unique(np.r_[np.linspace(lo, b, self.bins_ + 1), cut[c][k:], hi])
+    return out
+
 
 # %% ../nbs/26_copula.ipynb #d18fbd02
 @patch
@@ -338,24 +364,27 @@ def fit(self:CopulaGauss, df):
     g_range, g_fit, self._g_sample = as_rng(self.rng).spawn(3)     # ranges, noise and sampling never share a stream
     eps_r = self.range_share * self.epsilon
     self.rho_ = copula_rho(self.epsilon - eps_r, self.delta)
-    rho_h = self.rho_ * (1.0 if self.dependence_ == 'independent' else self.split)
+    rho_s = self.scale_share * self.rho_; rho_h = (self.rho_ - rho_s) * (1.0 if self.dependence_ == 'independent' else self.split)
     self.bins_ = auto_bins(self.n_, len(names), rho_h) if self.bins == 'auto' else int(self.bins)
     self.max_states_ = auto_bins(self.n_, len(names), rho_h, cap=128) if self.max_states == 'auto' else int(self.max_states)
+    self.sigmas_ = {}
     self.edges_ = self._ranges(df, names, eps_r, g_range) if eps_r > 0 else {}
+    if rho_s > 0: self.edges_.update(self._scale_ranges(df, names, rho_s, g_range))
     self.states_ = self._states(names, self.edges_)
     cp = {c: state_codes(df[c].to_numpy(dtype=object) if self.states_[c]['kind'] == 'categorical' else df[c],
                          self.states_[c], c) for c in names}
     codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
-    self.sigmas_, self.corr_, self.means_, self.covs_ = {}, None, None, None
+    self.corr_, self.means_, self.covs_ = None, None, None
     self.groups_ = self._groups(rho_h)
-    self.budget_ = dict(ranges_epsilon=eps_r, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_h)
+    self.budget_ = dict(ranges_epsilon=eps_r, scale_rho=rho_s, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_s - rho_h)
     self.probs_ = self._histograms(codes, rho_h, g_fit)
     cols = self._copula_columns()
     self.radius_ = self.clip_factor * math.sqrt(len(cols)); self.shrink_ = 0.0
     if self.dependence_ == 'independent' or not cols: return self
     Z = self._scores(codes, pos, cols)
-    if self.dependence_ == 'pooled': self._pooled(Z, self.rho_ - rho_h, g_fit)
-    else: self._per_class(Z, codes[self.label], self.rho_ - rho_h, g_fit)
+    rho_c = self.budget_['dependence_rho']
+    if self.dependence_ == 'pooled': self._pooled(Z, rho_c, g_fit)
+    else: self._per_class(Z, codes[self.label], rho_c, g_fit)
     return self
 
 @patch

@@ -160,3 +160,42 @@ def test_a_new_method_is_one_class_and_one_line(mixed):
         assert r.data['age'].tolist() == mixed['age'].tolist()
     finally:
         METHODS.pop('toy-copy', None)
+
+
+@pytest.mark.parametrize('method', [m for m, c in METHODS.items() if c.original_units and c.private])
+def test_marginal_calibration_keeps_the_contract_and_the_ledger(method, mixed):
+    before = mixed.copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        r = release(mixed, method, 0.8, schema=SCHEMA, rng=2, calibrate=0.25)
+    pd.testing.assert_frame_equal(mixed, before)
+    L = r.ledger
+    cal = L[L.step.str.startswith('marginal calibration')]
+    assert len(cal) == 1 and np.isclose(cal.epsilon.iloc[0], 0.2) and np.isclose(cal.delta.iloc[0], 0.25 * r.delta)
+    e, d = r.spent
+    assert e <= 0.8 * (1 + 1e-12) and d <= r.delta * (1 + 1e-9)
+    codec = TableCodec(as_schema(SCHEMA), mixed.columns, 'y')
+    want = {c: (pd.Int64Dtype() if est_keeps_missing(r) and dt == np.dtype('int64') else dt) for c, dt in codec.dtypes.items()}
+    assert r.data.dtypes.to_dict() == want
+    assert r.data['age'].dropna().between(18, 90).all() and r.data['income'].dropna().between(0, 300000).all()
+
+
+def test_marginal_calibration_moves_the_marginals_to_the_released_ones(mixed):
+    from dpnotes.evaluate import tvd_1way
+    g = np.random.default_rng(3); n = 600
+    df = pd.DataFrame({'age': g.integers(18, 40, n), 'income': g.gamma(2.0, 20000.0, n), 'sex': g.choice(['F', 'M'], n),
+                       'city': g.choice(['A', 'B', 'C'], n), 'y': g.choice(['no', 'yes'], n)})
+    raw = release(df, 'dprp', 1.0, schema=SCHEMA, rng=0)
+    cal = release(df, 'dprp', 1.0, schema=SCHEMA, rng=0, calibrate=0.2)
+    t0, t1 = (tvd_1way(df, r.data, SCHEMA['columns'])[['age', 'income']] for r in (raw, cal))
+    assert (t1 < t0).all(), (t0, t1)          # DPRP's raw marginals are far off (projection noise); the calibrated ones follow the data
+
+
+@pytest.mark.parametrize('bad', [-0.1, 1.0, 'x'])
+def test_marginal_calibration_refuses_bad_shares(bad, mixed):
+    with pytest.raises(ValueError, match='calibrate'): release(mixed, 'dprp', 1.0, schema=SCHEMA, rng=0, calibrate=bad)
+
+
+def test_marginal_calibration_needs_original_units(mixed):
+    m = next(m for m, c in METHODS.items() if not c.original_units)
+    with pytest.raises(ValueError, match='calibrate'): release(mixed, m, 1.0, schema=SCHEMA, rng=0, calibrate=0.1)
