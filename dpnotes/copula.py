@@ -17,7 +17,7 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
 # %% auto #0
 __all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
            'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins',
-           'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss']
+           'copula_min_rows', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -136,6 +136,13 @@ def auto_bins(n:int, d:int, rho_h:float, cap:int=40) -> int:
     "Equal bins of a numeric column: min(cap, max(2, round(√(5n/σ₁)))), σ₁ = √(d/ρ_h) the histogram noise; public inputs only."
     sigma = HIST_SENSITIVITY(d) / math.sqrt(2 * check_positive(rho_h, 'rho_h'))
     return min(int(cap), max(2, int(round(math.sqrt(5 * max(n, 1) / sigma)))))
+
+
+# %% ../nbs/26_copula.ipynb #da472337
+def copula_min_rows(d:int, epsilon:float, delta:float=1e-5, tvd:float=0.2, split:float=0.5, scale_share:float=0.1) -> int:
+    "Rows needed for a 1-way TVD of about `tvd` per column from d noisy histograms at (ε, δ): n ≥ σ₁/(1.25 tvd²), public inputs only."
+    rho_h = split * (1 - scale_share) * copula_rho(epsilon, delta)
+    return int(math.ceil(math.sqrt(check_int(d, 'd') / rho_h) / (1.25 * check_positive(tvd, 'tvd') ** 2)))
 
 
 # %% ../nbs/26_copula.ipynb #282677e8
