@@ -739,7 +739,7 @@ class CopulaRelease(Method):
     guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion; optional private ranges by basic composition), replace-one neighbours'
     needs_public = 'schema (bounds, categories), classes, n'
     released_attributes = ('ledger_', 'model_')
-    keeps_missing = True
+    keeps_missing, calibratable = True, False   # its marginals are released histograms already: `calibrate` is refused
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins='auto',
@@ -871,6 +871,8 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
     if not (isinstance(calibrate, (int, float)) and 0 <= calibrate < 1): raise ValueError(f"calibrate: a share in [0, 1), got {calibrate!r}")
     if calibrate and (not cls.original_units or is_dask(data)):
         raise ValueError(f"calibrate: method {method!r} on this input has no table in original units to calibrate; use calibrate=0")
+    if calibrate and not getattr(cls, 'calibratable', True):
+        raise ValueError(f"calibrate: method {method!r} releases its own noisy marginals already (a share would be charged for nothing); use calibrate=0")
     est._calibrate = float(calibrate)
     est.fit(data, label=label, allow_drafted=allow_drafted)
     out = est.sample(n)
