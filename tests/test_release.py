@@ -242,3 +242,13 @@ def test_calibrated_release_dtypes_follow_the_schema_only(kind):
 def test_copula_gauss_refuses_calibration(mixed):
     "copula-gauss releases its marginals already: a calibration share would be charged and never used."
     with pytest.raises(ValueError, match='calibrate'): release(mixed, 'copula-gauss', 1.0, schema=SCHEMA, rng=0, calibrate=0.25)
+
+
+def test_dprp_label_is_noise_dominated_at_eps_1():
+    "Why calibration cannot rescue DPRP's classifier: its label (arg-max of a noisy one-hot block) is near a coin flip at ε = 1."
+    g = np.random.default_rng(5); n, d = 700, 34
+    df = pd.DataFrame({f'x{j}': g.integers(0, 2, n) for j in range(d)}); df['y'] = (g.random(n) < 0.064).astype(int)
+    sch = {'dpnotes_schema': 1, 'label': 'y', 'columns': {**{f'x{j}': {'kind': 'integer', 'lower': 0, 'upper': 1} for j in range(d)},
+           'y': {'kind': 'categorical', 'categories': [0, 1]}}}
+    r = release(df, 'dprp', 1.0, delta=1e-5, schema=sch, rng=0, calibrate=0.25)
+    assert (r.data['y'].astype(int) == 1).mean() > 0.3          # the data has 6% positives; the release about half
