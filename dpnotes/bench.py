@@ -21,10 +21,11 @@ from .copula import CopulaGauss
 from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
 
 # %% auto #0
-__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'COPULA_VARIANTS', 'FIDELITY', 'MAX_BINS',
-           'PEER_METHODS', 'round_up', 'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance',
-           'bench_schema', 'copula_kinds', 'lever_table', 'n_bins', 'discretise', 'undiscretise', 'peer_runner',
-           'find_peers', 'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table', 'paired_table']
+__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'COPULA_VARIANTS', 'CALIBRATE_SHARE',
+           'CALIBRATION_VARIANTS', 'FIDELITY', 'MAX_BINS', 'PEER_METHODS', 'round_up', 'public_bounds',
+           'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'bench_schema', 'copula_kinds', 'lever_table', 'n_bins',
+           'discretise', 'undiscretise', 'peer_runner', 'find_peers', 'run_peer', 'run_benchmark', 'summarise',
+           'plot_benchmark', 'results_table', 'paired_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
 # WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
@@ -264,13 +265,39 @@ METHODS = {'SuffStatGauss': _m_suffstat('doc', BENCH_CLIP_FACTOR),
            'SuffStatGauss (pow10 bounds)': _m_suffstat('pow10', BENCH_CLIP_FACTOR),
            'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr,
            'Copula': _m_copula()}
-COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split 0.5, 40 bins, shrink 'auto', κ 0.5, schema bounds)
+COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split 0.5, bins and integer states by `auto_bins`, scale ranges 0.1, shrink 'auto', κ 0.5, schema bounds)
     'Copula (pooled)': _m_copula(dependence='pooled'), 'Copula (per-class)': _m_copula(dependence='per_class'),
     'Copula (split 0.3)': _m_copula(split=0.3), 'Copula (split 0.7)': _m_copula(split=0.7),
-    'Copula (bins 20)': _m_copula(bins=20), 'Copula (bins auto)': _m_copula(bins='auto'),
+    'Copula (bins 20)': _m_copula(bins=20), 'Copula (bins 40)': _m_copula(bins=40, max_states=128),
     'Copula (no shrink)': _m_copula(shrink=0.0), 'Copula (κ 1.0)': _m_copula(clip_factor=1.0),
-    'Copula (pow10 bounds)': _m_copula('pow10'), 'Copula (pow10 + ranges)': _m_copula('pow10', range_share=0.1)}
+    'Copula (pow10 bounds)': _m_copula('pow10'), 'Copula (pow10 + ranges)': _m_copula('pow10', range_share=0.1, scale_share=0.0),
+    'Copula (two levels)': _m_copula(coarse='auto'), 'Copula (no scale)': _m_copula(scale_share=0.0),
+    'Copula (before)': _m_copula(bins=40, max_states=128, scale_share=0.0)}   # the defaults before the bins rule and scale ranges
 METHODS.update(COPULA_VARIANTS)
+
+# %% ../nbs/80_benchmark.ipynb #c160c215
+CALIBRATE_SHARE = 0.25   # share of ε and δ for marginal calibration in the benchmark, fixed before its runs
+
+def _m_release(method:str, calibrate:float=0.0):
+    "Runner of a registered method through `release` on the design matrix (the `copula_kinds` schema), with or without marginal calibration."
+    def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
+        from dpnotes.release import release
+        kinds, lab = copula_kinds(name, Xa.columns), '__label__'
+        cols = {c: dict(kind=kinds[c], lower=float(l), upper=float(h)) for c, l, h in zip(Xa.columns, *bounds)}
+        cols[lab] = dict(kind='categorical', categories=list(classes))
+        df = Xa.copy(); df[lab] = np.asarray(ya)
+        t0, c0 = time.perf_counter(), time.process_time()
+        r = release(df, method, eps, delta=1e-5, schema={'dpnotes_schema': 1, 'label': lab, 'columns': cols}, rng=rng,
+                    sampler=sampler, calibrate=calibrate)
+        fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
+        Xs = r.data[list(Xa.columns)].astype(float); ys = pd.Series(r.data[lab].to_numpy()).astype(np.asarray(ya).dtype)
+        return dict(_tstr_of(Xs, ys, Xb, yb, rng), **fit)
+    return run
+
+CALIBRATION_VARIANTS = {f'{lab} ({tag})': _m_release(m, s) for lab, m in (('DPRP', 'dprp'), ('RON-Gauss', 'ron-gauss'), ('PCA-Gauss', 'pca-gauss'),
+                        ('DP-SYN', 'dp-syn')) for tag, s in (('release', 0.0), ('calibrated', CALIBRATE_SHARE))}
+METHODS.update(CALIBRATION_VARIANTS)
+
 
 # %% ../nbs/80_benchmark.ipynb #cb000020
 FIDELITY = ['accuracy', 'fid_tvd_1way', 'fid_tvd_2way', 'fid_corr_diff', 'fid_on_bound']

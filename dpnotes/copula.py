@@ -15,8 +15,9 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
                              gaussian_sigma_analytic, dp_quantile, clip_rows, BOUND_GRID)
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex', 'HIST_SENSITIVITY',
-           'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins', 'CopulaGauss']
+__all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
+           'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins',
+           'copula_min_rows', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -131,11 +132,46 @@ def to_correlation(S, n:float, shrink:float, floor:float=1e-3) -> np.ndarray:
     return C / np.outer(s, s)
 
 # %% ../nbs/26_copula.ipynb #71bfce3f
-def auto_bins(n:int, d:int, rho_h:float, choices=(20, 40, 80)) -> int:
-    "Largest bin count in `choices` with n/B ≥ 2σ_h (a bin's expected count at least twice the histogram noise): public inputs only."
-    sigma = HIST_SENSITIVITY(d) / math.sqrt(2 * rho_h)
-    ok = [b for b in choices if n / b >= 2 * sigma]
-    return max(ok) if ok else min(choices)
+def auto_bins(n:int, d:int, rho_h:float, cap:int=40) -> int:
+    "Equal bins of a numeric column: min(cap, max(2, round(√(5n/σ₁)))), σ₁ = √(d/ρ_h) the histogram noise; public inputs only."
+    sigma = HIST_SENSITIVITY(d) / math.sqrt(2 * check_positive(rho_h, 'rho_h'))
+    return min(int(cap), max(2, int(round(math.sqrt(5 * max(n, 1) / sigma)))))
+
+
+# %% ../nbs/26_copula.ipynb #da472337
+def copula_min_rows(d:int, epsilon:float, delta:float=1e-5, tvd:float=0.2, split:float=0.5, scale_share:float=0.1) -> int:
+    "Rows needed for a 1-way TVD of about `tvd` per column from d noisy histograms at (ε, δ): n ≥ σ₁/(1.25 tvd²), public inputs only."
+    rho_h = split * (1 - scale_share) * copula_rho(epsilon, delta)
+    return int(math.ceil(math.sqrt(check_int(d, 'd') / rho_h) / (1.25 * check_positive(tvd, 'tvd') ** 2)))
+
+
+# %% ../nbs/26_copula.ipynb #282677e8
+def coarse_rule(n:int, d:int, rho_h:float, share:float=0.5) -> int:
+    "Groups B* = √(1.25 n/σ_c) of a two-level column, σ_c = √(d/(share·ρ_h)) its coarse noise: public inputs only (at least 2)."
+    sigma = math.sqrt(d / (check_positive(share, 'share') * check_positive(rho_h, 'rho_h')))
+    return max(2, int(round(math.sqrt(1.25 * max(n, 1) / sigma))))
+
+def coarse_groups(st:dict, B:int):
+    "Group of each state (the missing state its own group 0) when the column has more than 2B core states, else None."
+    if st['kind'] == 'categorical': return None
+    k = n_states(st) - int(st['missing'])
+    if k <= 2 * B: return None
+    core = np.concatenate([np.full(len(p), i, dtype=np.int64) for i, p in enumerate(np.array_split(np.arange(k), B))])
+    return np.r_[0, core + 1] if st['missing'] else core
+
+
+# %% ../nbs/26_copula.ipynb #480c80d8
+def tree_estimate(fine, coarse, groups, s_fine:float, s_coarse:float) -> np.ndarray:
+    "Fine counts from noisy fine and coarse counts: least-squares group totals, within-group deviations shrunk (positive-part James–Stein) towards an even spread."
+    f, c, g = np.asarray(fine, float), np.asarray(coarse, float), np.asarray(groups)
+    G = len(c); size = np.bincount(g, minlength=G).astype(float); S = np.bincount(g, weights=f, minlength=G)
+    wc, wf = 1.0 / s_coarse ** 2, 1.0 / (np.maximum(size, 1) * s_fine ** 2)
+    total = (wc * c + wf * S) / (wc + wf)
+    dev = f - (S / np.maximum(size, 1))[g]
+    ss = np.bincount(g, weights=dev ** 2, minlength=G)
+    keep = np.clip(1.0 - (size - 1) * s_fine ** 2 / np.maximum(ss, 1e-300), 0.0, 1.0)
+    return (total / np.maximum(size, 1))[g] + keep[g] * dev
+
 
 # %% ../nbs/26_copula.ipynb #e6d3072a
 _DEPENDENCE = ('auto', 'pooled', 'class_means', 'per_class', 'independent')
@@ -143,7 +179,7 @@ _DEPENDENCE = ('auto', 'pooled', 'class_means', 'per_class', 'independent')
 class CopulaGauss:
     "DP marginals (noisy histograms on public states, missing as a state) + a Gaussian copula of normal scores, under one zCDP budget."
     released_attributes = ('probs_', 'corr_', 'means_', 'covs_', 'edges_', 'rho_', 'budget_', 'sigmas_', 'shrink_')
-    public_attributes = ('columns_', 'label_', 'states_', 'n_', 'radius_', 'bins_', 'max_states_', 'dependence_')
+    public_attributes = ('columns_', 'label_', 'states_', 'n_', 'radius_', 'bins_', 'max_states_', 'dependence_', 'groups_')
 
     def __init__(self,
                  columns:dict,               # public column specs: name -> {'kind', 'categories'} or {'kind', 'lower', 'upper'}
@@ -152,12 +188,15 @@ class CopulaGauss:
                  label:str|None=None,        # a categorical column with no missing cells (the class for 'per_class')
                  dependence:str='auto',      # 'auto' ('class_means' with a label, else 'pooled') | 'pooled' | 'class_means' | 'per_class' | 'independent'
                  split:float=0.5,            # share of ρ for the histograms (the rest: the dependence)
-                 bins=40,                    # equal-width bins of a numeric column, or 'auto' (`auto_bins`: from n and the noise)
-                 max_states:int=128,         # an integer column with at most this many values gets one state per value
+                 bins='auto',                # equal-width bins of a numeric column: 'auto' (`auto_bins`: from n, d and the noise) or an int
+                 max_states='auto',          # an integer column with at most this many values gets one state per value ('auto': `auto_bins` capped at 128)
+                 coarse=None,                # None: one level; 'auto' (`coarse_rule`) or an int B: a column with > 2B states also gets B groups
+                 coarse_share:float=0.5,     # share of a two-level column's ρ for its coarse level
                  clip_factor:float=0.5,      # κ of the public radius R = κ√d of a row of normal scores
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
+                 scale_share:float=0.1,      # share of ρ for the scale ranges of the binned columns (`_scale_ranges`; 0: none)
                  complete=(),                # columns declared (publicly) to have no missing cells: no missing state
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler ('safe': the float-safe discrete Gaussian)
@@ -165,6 +204,7 @@ class CopulaGauss:
         self.columns, self.epsilon, self.delta, self.label, self.dependence = columns, epsilon, delta, label, dependence
         self.split, self.bins, self.max_states, self.clip_factor, self.shrink = split, bins, max_states, clip_factor, shrink
         self.range_share, self.range_tail, self.rng, self.sampler, self.complete = range_share, range_tail, rng, sampler, complete
+        self.coarse, self.coarse_share, self.scale_share = coarse, coarse_share, scale_share
 
 # %% ../nbs/26_copula.ipynb #5009de21
 @patch
@@ -177,7 +217,11 @@ def _validate(self:CopulaGauss, df):
     if not 0 <= self.range_share < 1: raise ValueError(f"range_share must lie in [0, 1), got {self.range_share}")
     if not 0 < self.range_tail < 0.5: raise ValueError(f"range_tail must lie in (0, 0.5), got {self.range_tail}")
     if self.bins != 'auto': check_int(self.bins, 'bins', minimum=2)
-    check_int(self.max_states, 'max_states'); check_positive(self.clip_factor, 'clip_factor')
+    if self.coarse not in ('auto', None): check_int(self.coarse, 'coarse', minimum=2)
+    if not 0 <= self.scale_share < 1: raise ValueError(f"scale_share must lie in [0, 1), got {self.scale_share}")
+    if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
+    if self.max_states != 'auto': check_int(self.max_states, 'max_states')
+    check_positive(self.clip_factor, 'clip_factor')
     if not (self.shrink == 'auto' or (isinstance(self.shrink, (int, float)) and 0 <= self.shrink <= 1)):
         raise ValueError(f"shrink must be 'auto' or a number in [0, 1], got {self.shrink!r}")
     if not isinstance(df, pd.DataFrame): raise TypeError(f"data must be a pandas DataFrame, got {type(df).__name__}")
@@ -213,6 +257,30 @@ def _ranges(self:CopulaGauss, df, names, eps_r:float, rng) -> dict:
         out[c] = np.unique(np.r_[s['lower'], np.linspace(a, b, max(self.bins_ - 1, 2)), s['upper']])
     return out
 
+# %% ../nbs/26_copula.ipynb #0d00d096
+SCALE_CUTS = (0.1, 0.2, 0.5)      # public cuts, as shares of a column's bound width
+
+@patch
+def _scale_ranges(self:CopulaGauss, df, names, rho_r:float, rng) -> dict:
+    "Edges of the binned columns: equal bins up to the smallest scale cut with ≤ 5% of rows (noisy) above it, the scale cells beyond."
+    st0 = {c: column_states(self.columns[c], self.bins_, self.max_states_) for c in names if c != self.label}
+    cols = [c for c, s in st0.items() if s['kind'] == 'bins']
+    if not cols: return {}
+    cut = {c: st0[c]['lower'] + (st0[c]['upper'] - st0[c]['lower']) * np.array(SCALE_CUTS) for c in cols}
+    def cells(c):
+        lo, hi = st0[c]['lower'], st0[c]['upper']; x = pd.to_numeric(df[c], errors='coerce').to_numpy(dtype=float)
+        return np.bincount(np.searchsorted(cut[c], np.clip(np.where(np.isnan(x), lo, x), lo, hi), side='right'), minlength=4).astype(float)
+    sigma = math.sqrt(len(cols) / rho_r); self.sigmas_['scale'] = sigma
+    noisy = _noisy_blocks({c: cells(c) for c in cols}, sigma, rng, self.sampler)
+    out = {}
+    for c in cols:
+        above = np.cumsum(noisy[c][::-1])[::-1][1:]                   # noisy rows above each cut
+        k = next((i for i, t in enumerate(above) if t <= 0.05 * self.n_), len(SCALE_CUTS))
+        lo, hi = st0[c]['lower'], st0[c]['upper']; b = cut[c][k] if k < len(SCALE_CUTS) else hi
+        out[c] = np.unique(np.r_[np.linspace(lo, b, self.bins_ + 1), cut[c][k:], hi])
+    return out
+
+
 # %% ../nbs/26_copula.ipynb #d18fbd02
 @patch
 def _states(self:CopulaGauss, names, edges:dict) -> dict:
@@ -221,16 +289,38 @@ def _states(self:CopulaGauss, names, edges:dict) -> dict:
     return {c: column_states(self.columns[c], self.bins_, self.max_states_, missing=c not in no_missing, edges=edges.get(c))
             for c in names}
 
+
+# %% ../nbs/26_copula.ipynb #7f2f44f4
+@patch
+def _groups(self:CopulaGauss, rho_h:float) -> dict:
+    "Groups of the two-level columns (public: n, d, ρ_h and the states)."
+    if self.coarse is None: return {}
+    B = coarse_rule(self.n_, len(self.states_), rho_h, self.coarse_share) if self.coarse == 'auto' else int(self.coarse)
+    g = {c: coarse_groups(st, B) for c, st in self.states_.items()}
+    return {c: v for c, v in g.items() if v is not None}
+
+def _noisy_blocks(blocks:dict, sigma:float, rng, sampler:str) -> dict:
+    "One Gaussian mechanism over all count vectors in `blocks` jointly (Δ₂ = √(2m) for m columns)."
+    if not blocks: return {}
+    names = list(blocks); D = HIST_SENSITIVITY(len(names)); sizes = [len(blocks[c]) for c in names]
+    noisy = add_gaussian(np.concatenate([blocks[c] for c in names]), sigma, rng=rng, sampler=sampler, sensitivity=D)
+    return dict(zip(names, np.split(noisy, np.cumsum(sizes)[:-1])))
+
+
+# %% ../nbs/26_copula.ipynb #46e68442
 @patch
 def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
-    "Stage 1: every histogram in one Gaussian mechanism (Δ₂ = √(2d)), projected onto the simplex of total n."
-    names = list(codes); sizes = [n_states(self.states_[c]) for c in names]
-    counts = np.concatenate([np.bincount(codes[c], minlength=m).astype(float) for c, m in zip(names, sizes)])
-    D = HIST_SENSITIVITY(len(names)); sigma = D / math.sqrt(2 * rho_h)
-    noisy = add_gaussian(counts, sigma, rng=rng, sampler=self.sampler, sensitivity=D)
-    parts = np.split(noisy, np.cumsum(sizes)[:-1])
-    self.sigmas_['histograms'] = sigma
-    return {c: project_simplex(v, self.n_) / self.n_ for c, v in zip(names, parts)}
+    "Stage 1: ρ_h/d per column; one-level columns in one mechanism, two-level ones in a fine and a coarse one; projected onto the simplex of total n."
+    names, grp, a = list(codes), self.groups_, self.coarse_share; d = len(names)
+    fine = {c: np.bincount(codes[c], minlength=n_states(self.states_[c])).astype(float) for c in names}
+    s1, sf, sc = math.sqrt(d / rho_h), math.sqrt(d / ((1 - a) * rho_h)), math.sqrt(d / (a * rho_h))
+    out = _noisy_blocks({c: v for c, v in fine.items() if c not in grp}, s1, rng, self.sampler)
+    nf = _noisy_blocks({c: fine[c] for c in grp}, sf, rng, self.sampler)
+    nc = _noisy_blocks({c: np.bincount(g[codes[c]], minlength=g.max() + 1).astype(float) for c, g in grp.items()}, sc, rng, self.sampler)
+    out.update({c: tree_estimate(nf[c], nc[c], grp[c], sf, sc) for c in grp})
+    self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
+    return {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
+
 
 # %% ../nbs/26_copula.ipynb #cf00d0e7
 @patch
@@ -281,23 +371,27 @@ def fit(self:CopulaGauss, df):
     g_range, g_fit, self._g_sample = as_rng(self.rng).spawn(3)     # ranges, noise and sampling never share a stream
     eps_r = self.range_share * self.epsilon
     self.rho_ = copula_rho(self.epsilon - eps_r, self.delta)
-    rho_h = self.rho_ * (1.0 if self.dependence_ == 'independent' else self.split)
+    rho_s = self.scale_share * self.rho_; rho_h = (self.rho_ - rho_s) * (1.0 if self.dependence_ == 'independent' else self.split)
     self.bins_ = auto_bins(self.n_, len(names), rho_h) if self.bins == 'auto' else int(self.bins)
-    self.max_states_ = self.max_states
+    self.max_states_ = auto_bins(self.n_, len(names), rho_h, cap=128) if self.max_states == 'auto' else int(self.max_states)
+    self.sigmas_ = {}
     self.edges_ = self._ranges(df, names, eps_r, g_range) if eps_r > 0 else {}
+    if rho_s > 0: self.edges_.update(self._scale_ranges(df, names, rho_s, g_range))
     self.states_ = self._states(names, self.edges_)
     cp = {c: state_codes(df[c].to_numpy(dtype=object) if self.states_[c]['kind'] == 'categorical' else df[c],
                          self.states_[c], c) for c in names}
     codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
-    self.sigmas_, self.corr_, self.means_, self.covs_ = {}, None, None, None
-    self.budget_ = dict(ranges_epsilon=eps_r, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_h)
+    self.corr_, self.means_, self.covs_ = None, None, None
+    self.groups_ = self._groups(rho_h)
+    self.budget_ = dict(ranges_epsilon=eps_r, scale_rho=rho_s, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_s - rho_h)
     self.probs_ = self._histograms(codes, rho_h, g_fit)
     cols = self._copula_columns()
     self.radius_ = self.clip_factor * math.sqrt(len(cols)); self.shrink_ = 0.0
     if self.dependence_ == 'independent' or not cols: return self
     Z = self._scores(codes, pos, cols)
-    if self.dependence_ == 'pooled': self._pooled(Z, self.rho_ - rho_h, g_fit)
-    else: self._per_class(Z, codes[self.label], self.rho_ - rho_h, g_fit)
+    rho_c = self.budget_['dependence_rho']
+    if self.dependence_ == 'pooled': self._pooled(Z, rho_c, g_fit)
+    else: self._per_class(Z, codes[self.label], rho_c, g_fit)
     return self
 
 @patch

@@ -32,10 +32,10 @@ from .moments import is_dask, partition_rngs
 from .dpsyn import DPSyn
 
 # %% auto #0
-__all__ = ['SCHEMA_HINT', 'METHODS', 'as_schema', 'drafted_fields', 'TableCodec', 'default_delta', 'Method', 'DPRPRelease',
-           'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease', 'PCAGaussPaperRelease',
-           'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease', 'SuffStatRelease', 'CopulaRelease',
-           'register', 'methods', 'Release', 'release', 'wdbc_schema']
+__all__ = ['SCHEMA_HINT', 'METHODS', 'as_schema', 'drafted_fields', 'TableCodec', 'default_delta', 'Method', 'quantile_map',
+           'DPRPRelease', 'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease',
+           'PCAGaussPaperRelease', 'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease',
+           'SuffStatRelease', 'CopulaRelease', 'register', 'methods', 'Release', 'release', 'wdbc_schema']
 
 # %% ../nbs/60_release.ipynb #c113c299
 def _to_dict(schema) -> dict:
@@ -332,6 +332,43 @@ def _method_close_ledger(self, eps):
 
 Method._charge, Method._close_ledger = _method_charge, _method_close_ledger
 
+# %% ../nbs/60_release.ipynb #5cd6bb7a
+from .copula import CopulaGauss as _CopulaGauss, _decode_column
+
+def quantile_map(values, st:dict, p, rng) -> np.ndarray:
+    "Monotone map of one column onto released marginal probabilities `p` on states `st`: u = (rank + U)/n, missing state left out."
+    x = np.asarray(values, float); n = len(x)
+    r = np.empty(n, dtype=np.int64); r[np.lexsort((rng.random(n), x))] = np.arange(n)   # ranks, ties broken at random
+    q = np.asarray(p, float).copy()
+    if st['missing']: q[0] = 0.0
+    q = q / q.sum() if q.sum() > 0 else np.r_[np.zeros(int(st['missing'])), np.full(len(q) - int(st['missing']), 1.0 / (len(q) - int(st['missing'])))]
+    return _decode_column((r + rng.uniform(size=n)) / n, st, q).to_numpy(dtype=float)
+
+
+# %% ../nbs/60_release.ipynb #92196b5d
+@patch
+def _calibration_fit(self:Method, E, y, eps:float, delta:float, sampler:str, rng):
+    "Released marginals of the numeric and integer columns for the quantile map; charges (eps, delta) to the ledger."
+    c = self.codec_; sch = c.schema.columns
+    cols = {k: dict(kind=sch[k].kind, lower=sch[k].lower, upper=sch[k].upper) for k in c.order
+            if k != c.label and sch[k].kind in ('numeric', 'integer')}
+    if not cols: raise ValueError("calibrate: the schema has no numeric or integer column to calibrate; use calibrate=0")
+    m = _CopulaGauss(cols, eps, delta, dependence='independent', rng=rng, sampler=sampler).fit(c.decode(E, y)[list(cols)])
+    self._charge('marginal calibration: histograms of the numeric columns (ρ-zCDP)', 'Gaussian mechanism (zCDP)', eps, delta)
+    self._calibration = m
+
+@patch
+def _calibrated(self:Method, out:pd.DataFrame, rng) -> pd.DataFrame:
+    "The sampled table with each calibrated column quantile-mapped onto the released marginals (post-processing)."
+    m = getattr(self, '_calibration', None)
+    if m is None: return out
+    out = out.copy()
+    for k in m.columns_:
+        v = quantile_map(out[k].to_numpy(dtype=float, na_value=np.nan), m.states_[k], m.probs_[k], rng)
+        out[k] = pd.Series(v, index=out.index).round().astype(out[k].dtype) if m.states_[k]['kind'] == 'values' or m.states_[k].get('integer') else v
+    return out
+
+
 # %% ../nbs/60_release.ipynb #d689928d
 def _stream(root) -> np.random.Generator:
     "An independent generator seeded by outputs of `root` (not by its state or its seed entropy): knowing it does not give `root` back."
@@ -352,7 +389,9 @@ def fit(self:Method, data, label=None, allow_drafted: bool = False):
     self._charges = []
     root = as_rng(self.rng)
     fit_rng, self._rng_ = _stream(root), _stream(root)      # the fit's noise and the sampling draw from unrelated streams
-    self._fit(E, y, eps, self.delta_ if self.uses_delta else 0.0, sampler, fit_rng)
+    s = float(getattr(self, '_calibrate', 0.0) or 0.0)         # share of ε and δ for marginal calibration (0: none)
+    if s: self._calibration_fit(E, y, s * eps, s * self.delta_, sampler, _stream(root))
+    self._fit(E, y, (1 - s) * eps, (1 - s) * self.delta_ if self.uses_delta else 0.0, sampler, fit_rng)
     self._close_ledger(eps)
     return self
 
@@ -365,7 +404,7 @@ def sample(self:Method, n: int | None = None) -> pd.DataFrame:
     rng = getattr(self, '_rng_', None) or as_rng(None)      # a model taken from a `Release` has no stream: fresh entropy
     if getattr(self, '_on_dask', False): return self._sample_dask(n, rng)
     Z, y = self._sample(n, rng)
-    if self.original_units: return self.codec_.decode(Z, y)
+    if self.original_units: return self._calibrated(self.codec_.decode(Z, y), rng)
     out = pd.DataFrame(Z, columns=[f'{self._prefix}{j}' for j in range(Z.shape[1])])
     lab = self.codec_.label
     if y is not None and lab is not None: out[lab] = pd.Categorical.from_codes(np.asarray(y, dtype=np.int64), dtype=self.codec_.dtypes[lab])
@@ -700,14 +739,14 @@ class CopulaRelease(Method):
     guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion; optional private ranges by basic composition), replace-one neighbours'
     needs_public = 'schema (bounds, categories), classes, n'
     released_attributes = ('ledger_', 'model_')
-    keeps_missing = True
+    keeps_missing, calibratable = True, False   # its marginals are released histograms already: `calibrate` is refused
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins=40,
-                 clip_factor: float = 0.5, shrink='auto', range_share: float = 0.0):
+                 sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins='auto',
+                 clip_factor: float = 0.5, shrink='auto', range_share: float = 0.0, scale_share: float = 0.1):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.dependence, self.split, self.bins, self.clip_factor = dependence, split, bins, clip_factor
-        self.shrink, self.range_share = shrink, range_share
+        self.shrink, self.range_share, self.scale_share = shrink, range_share, scale_share
 
     def fit(self, data, label=None, allow_drafted: bool = False):
         "As `Method.fit`, with the caller's own columns kept for `_fit` only (dropped on return and on any error)."
@@ -720,7 +759,7 @@ class CopulaRelease(Method):
         c = self.codec_; sch = c.schema.columns; df = c.sanitize(df)   # the public rule: nothing about the data is refused
         cols = {k: dict(kind=sch[k].kind, categories=sch[k].categories, lower=sch[k].lower, upper=sch[k].upper) for k in c.order}
         m = CopulaGauss(cols, eps, delta, label=c.label, dependence=self.dependence, split=self.split, bins=self.bins,
-                        clip_factor=self.clip_factor, shrink=self.shrink, range_share=self.range_share, rng=rng, sampler=sampler).fit(df)
+                        clip_factor=self.clip_factor, shrink=self.shrink, range_share=self.range_share, scale_share=self.scale_share, rng=rng, sampler=sampler).fit(df)
         er = m.budget_['ranges_epsilon']
         if er > 0: self._charge('private ranges of the binned numeric columns', 'exponential mechanism (dp_quantile)', er, 0.0)
         self._charge(f'histograms + copula second moments (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)', eps - er, delta)
@@ -813,6 +852,7 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
             classes=None, # public list of label values (default: the schema's categories of the label)
             allow_drafted: bool = False, # accept schema fields drafted from the data (NOT private; teaching only)
             dry_run: bool = False, # return the `dpnotes.plan.Plan` (ledger, noise scales, forecast) and touch no private value
+            calibrate: float = 0.0, # share of ε and δ for marginal calibration (quantile map of the numeric columns; 0: none)
             **params, # method-specific parameters (see the adapter class)
            ) -> Release:
     "Release `data` with `method` at (ε, δ): a DP table in the input's columns, units and dtypes, a ledger and the public inputs."
@@ -828,6 +868,12 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
         if sch is None: raise ValueError("dry_run: pass the public schema= (a dry run reads nothing else)")
         return plan_release(sch, method, epsilon, delta=delta, rows=None if is_dask(data) else len(_frame_of(data, label)[0]), label=label)
     est = cls(epsilon=epsilon, delta=delta, schema=schema, classes=classes, rng=rng, sampler=sampler, **params)
+    if not (isinstance(calibrate, (int, float)) and 0 <= calibrate < 1): raise ValueError(f"calibrate: a share in [0, 1), got {calibrate!r}")
+    if calibrate and (not cls.original_units or is_dask(data)):
+        raise ValueError(f"calibrate: method {method!r} on this input has no table in original units to calibrate; use calibrate=0")
+    if calibrate and not getattr(cls, 'calibratable', True):
+        raise ValueError(f"calibrate: method {method!r} releases its own noisy marginals already (a share would be charged for nothing); use calibrate=0")
+    est._calibrate = float(calibrate)
     est.fit(data, label=label, allow_drafted=allow_drafted)
     out = est.sample(n)
     return Release(out, est.ledger_.copy(), _public_table(est, n), method, float(epsilon), est.delta_, cls.private,
