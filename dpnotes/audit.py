@@ -630,7 +630,7 @@ def _forked_main(argv, tmp) -> tuple:
             sys.stdout, sys.stderr = open(1, 'w', closefd=False), open(2, 'w', closefd=False)
             warnings.filters[:], warnings.showwarning = _WARN_DEFAULTS[0], _WARN_DEFAULTS[1]
             if _WARN_DEFAULTS[2] is not None: warnings._showwarnmsg_impl = _WARN_DEFAULTS[2]
-            warnings._filters_mutated()
+            getattr(warnings, '_filters_mutated', lambda: None)()   # a private hook of CPython's warnings module
             from dpnotes.cli import main
             try: main(argv); code = 0
             except SystemExit as e: code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)

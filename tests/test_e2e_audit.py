@@ -237,6 +237,9 @@ def test_front_door_control_shows_a_deterministic_difference(control):
 
 def test_front_door_command_path_in_a_forked_process():
     """The command (a forked process per run) on the label pair, whose hold-out once decided the exit status."""
+    (_, D, _), = front_door_pairs(('label',))
+    out = front_door_call('suffstat-gauss', 'cli')(D)      # the child really runs the command: a pass is not a crash on both tables
+    assert out['status'] == 0 and out['table'] is not None and 'privacy ledger' in out['stdout'], out
     res = audit_front_door('suffstat-gauss', 'cli', 'label', n_runs=30, rng=9)
     assert res.passes(EPS), res
 
