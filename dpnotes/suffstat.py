@@ -173,31 +173,11 @@ def _radius(self:SuffStatGauss, d:int) -> float:
     return 1.0
 
 # %% ../nbs/25_suffstat_gauss.ipynb #6f236cb8
-def _box_map(lo, hi, center=None, scale=None) -> tuple:
-    """(a, shift, centre, 1/scale, cache) with a·x + shift = (x − lo)/(hi − lo) in exact arithmetic: one multiplication and one
-    addition per entry instead of a subtraction and a division (a centre of None: 0; a scale of None or all ones: 1)."""
-    w = np.subtract(hi, lo, dtype=float)
-    unit = scale is None or bool(np.all(np.asarray(scale) == 1.0))
-    return 1.0 / w, -np.asarray(lo, dtype=float) / w, center, None if unit else 1.0 / np.asarray(scale, dtype=float), {}
-
-def _tiled(m:tuple, rows:int) -> list:
-    """The per-column constants of m repeated over `rows` rows (made once per block size and kept in m's cache): an
-    element-wise operation between two whole blocks runs about 1.5 times faster in NumPy than one broadcasting d constants."""
-    if rows not in m[4]: m[4][rows] = [None if v is None else np.tile(np.asarray(v, dtype=float), (rows, 1)) for v in m[:4]]
-    return m[4][rows]
-
-def _to_box(A, m:tuple) -> np.ndarray:
-    "A new array (clip(a·A + shift, 0, 1) − centre) · (1/scale): the clip has scalar bounds (an array-bound clip costs 4×)."
-    a, shift, c, inv = _tiled(m, len(A))
-    Z = np.multiply(A, a); Z += shift
-    np.clip(Z, 0.0, 1.0, out=Z)
-    if c is not None: Z -= c
-    if inv is not None: Z *= inv
-    return Z
-
-def _clip_ball(Z, r:float) -> np.ndarray:
-    "In place: rows longer than r scaled onto the r-sphere, the others untouched (the primitive `clip_rows`, without a copy)."
-    return clip_rows(Z, r, copy=False)
+def _box_of(scaling:str, lo, hi, center, scale):
+    """The public box of pass two for `exact_moments(box=...)`: (lo, hi, centre, scale), the scale None when it is all
+    ones (its product is skipped); None for 'row_norm', whose rows the prep scales to norm 1 instead."""
+    if scaling == 'row_norm': return None
+    return (lo, hi, center, None if bool(np.all(np.asarray(scale) == 1.0)) else scale)
 
 
 # %% ../nbs/25_suffstat_gauss.ipynb #ba9ca882
@@ -206,18 +186,12 @@ def _finite(A) -> np.ndarray:
     if A.size and not (np.isfinite(A.min()) and np.isfinite(A.max())): raise ValueError("X contains NaN or infinite values")
     return A
 
-def _unit_prep(lo, hi, classes=None, checked:bool=False):
-    "Pass one, row-wise: rows into the unit box with the public bounds; labels to class indices (`classes=None`: already indices)."
-    m = _box_map(lo, hi)
-    return lambda A, y: (_to_box(A if checked else _finite(A), m), y if classes is None else _label_index(y, classes))
-
-def _clip_prep(scaling:str, lo, hi, center, scale, r:float, classes=None, checked:bool=False):
-    "Pass two, row-wise: scaling with public bounds and released centre/scale (or unit row norm), then clipping to the r-ball."
-    m = None if scaling == 'row_norm' else _box_map(lo, hi, center, scale)
+def _label_prep(classes=None, checked:bool=False, unit:bool=False):
+    """Row-wise prep of both passes: NaN and infinite values refused (unless `checked`), rows scaled to norm 1 (`unit`,
+    for 'row_norm'), labels to class indices (`classes=None`: already indices). The box map is `exact_moments(box=...)`."""
     def prep(A, y):
         A = A if checked else _finite(A)
-        Z = unit_rows(A) if scaling == 'row_norm' else _to_box(A, m)
-        return _clip_ball(Z, r), (y if classes is None else _label_index(y, classes))
+        return (unit_rows(A) if unit else A), (y if classes is None else _label_index(y, classes))
     return prep
 
 def _dask_width(X) -> tuple:
@@ -303,9 +277,9 @@ def fit(self:SuffStatGauss, X, y):
     # the statistics are exact fixed-point sums (dpnotes.moments): the same function of the data set for any partitioning,
     # so the sensitivities and the noise below do not depend on how the rows are split; the noise is added here, once
     stage = self.scaling in ('centre', 'standardise')
-    pass_two = lambda c, s, ok: exact_moments(rows, lab, k, prep=_clip_prep(self.scaling, lo, hi, c, s, r, by_label, ok),
-                                              bound=r, second=self.covariance)
-    first = (exact_moments(rows, lab, k, prep=_unit_prep(lo, hi, by_label, False), bound=1.0, second=None,
+    pass_two = lambda c, s, ok: exact_moments(rows, lab, k, prep=_label_prep(by_label, ok, self.scaling == 'row_norm'),
+                                              box=_box_of(self.scaling, lo, hi, c, s), clip='ball', bound=r, second=self.covariance)
+    first = (exact_moments(rows, lab, k, prep=_label_prep(by_label), box=(lo, hi), bound=1.0, second=None,
                            squares=self.scaling == 'standardise') if stage else pass_two(np.full(d, 0.5), np.ones(d), False))
     # 1. class counts (Δ₂ = √2); the row count is never used, only the sum of the noisy counts
     exact = first['count'].astype(float)

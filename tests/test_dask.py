@@ -338,3 +338,17 @@ def test_dprp_dask_result_does_not_carry_the_input():
         r = release(dd.from_pandas(df, npartitions=3), 'dprp', 1.0, schema=schema)
         blob = pickle.dumps(r)
     assert struct.pack('<d', MARKERS[0]) not in blob
+
+
+@pytest.mark.parametrize('P', [1, 3, 16])
+def test_exact_moments_box_and_ball_bit_identical_across_partitions(P):
+    "The box map and the row-ball clipping inside `exact_moments` give the same integers on Dask as in memory."
+    g = np.random.default_rng(2); n, d = 6_000, 5
+    X, y = g.uniform(-2, 12, (n, d)), g.integers(0, 2, n)
+    box = (np.zeros(d), np.full(d, 10.0), g.uniform(0, 1, d), g.uniform(0.5, 2, d))
+    for kw in (dict(box=box[:2], clip='entry', bound=1.0, second=None, squares=True),
+               dict(box=box, clip='ball', bound=0.7, second='pooled')):
+        ref = exact_moments(X, y, 2, **kw)
+        got = exact_moments(da.from_array(X, chunks=(-(-n // P), d)), da.from_array(y, chunks=-(-n // P)), 2, **kw)
+        for key in ref['ints']:
+            assert np.array_equal(ref['ints'][key], got['ints'][key]), (key, kw['clip'])
