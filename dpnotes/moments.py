@@ -52,10 +52,7 @@ def _ball_into(Z, b:float, frac_bits:int) -> np.ndarray:
     (the row clipped to the b-ball and quantised by one product per entry)."""
     K = float(1 << frac_bits) * (1.0 - _guard(Z.shape[1]))
     with np.errstate(over='ignore', under='ignore', invalid='ignore'):
-        s = np.einsum('ij,ij->i', Z, Z)                          # one sum along each row: its bits depend on that row only
-        phi = K / np.maximum(np.sqrt(s), b)
-        odd = np.flatnonzero((s < 1e-280) | (s > 1e300))   # squares that may under- or overflow: exact norms
-        if len(odd): phi[odd] = K / np.maximum(row_norms(Z[odd]), b)
+        phi = K / np.maximum(row_norms(Z), b)   # one sum along each row (bits from that row only), exact when squares under/overflow
         np.multiply(Z, phi[:, None], out=Z)
     return np.trunc(Z, out=Z)
 

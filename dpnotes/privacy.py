@@ -587,7 +587,7 @@ def row_norms(X) -> np.ndarray:
     underflow (entries <~ 1e-150) are divided by their largest |entry| first. Returns inf only if the norm itself exceeds
     float64 (or a row has an infinite entry), NaN for a row with a NaN."""
     A = np.asarray(X, dtype=float)
-    with np.errstate(over='ignore', under='ignore', invalid='ignore'): s = np.add.reduce(A * A, axis=1)   # the sum np.linalg.norm takes
+    with np.errstate(over='ignore', under='ignore', invalid='ignore'): s = np.einsum('ij,ij->i', A, A)   # one pass, no temporary
     out = np.sqrt(s)
     odd = np.flatnonzero(~np.isfinite(s) | (s < 1e-280))
     if len(odd):
