@@ -23,14 +23,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from dpnotes.bench import (METHODS, PEER_METHODS, FIDELITY, find_peers, lever_table, plot_benchmark, run_benchmark,  # noqa: E402
-                           summarise, _m_copula)
-
-# the first candidate of the class-signal levers (26_copula, "Where the copula loses class signal"): 90 % of the
-# dependence budget for the class sums and R = 0.1·sqrt(d); it failed the rule there (diabetes), measured beside the default
-TSTR_LEVER = {'Copula (sums 0.9, κ 0.1)': _m_copula(sums_share=0.9, clip_factor=0.1),
-              # κ by `clip_rule` (0.25 below copula_min_rows, else 0.5): post hoc, after spambase; equal to the default below
-              'Copula (κ auto)': _m_copula(clip_factor='auto')}
-METHODS.update(TSTR_LEVER)
+                           summarise)
 
 RESULTS = ROOT / 'data' / 'results'
 DATASETS = ['wdbc', 'indian_liver', 'dermatology', 'cervical_cancer', 'spambase', 'adult', 'clinic_demo']

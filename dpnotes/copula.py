@@ -197,8 +197,8 @@ class CopulaGauss:
                  max_states='auto',          # an integer column with at most this many values gets one state per value ('auto': `auto_bins` capped at 128)
                  coarse=None,                # None: one level; 'auto' (`coarse_rule`) or an int B: a column with > 2B states also gets B groups
                  coarse_share:float=0.5,     # share of a two-level column's ρ for its coarse level
-                 clip_factor=0.25,           # κ of the public radius R = κ√d of a row of normal scores, or 'auto' (`clip_rule`: public n, d, ε, δ)
-                 sums_share:float=0.9,       # share of the dependence ρ for the class sums ('class_means', 'per_class'); the rest: second moments
+                 clip_factor=0.5,            # κ of the public radius R = κ√d of a row of normal scores, or 'auto' (`clip_rule`: public n, d, ε, δ)
+                 sums_share:float=0.5,       # share of the dependence ρ for the class sums ('class_means', 'per_class'); the rest: second moments
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
