@@ -272,7 +272,11 @@ COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split
     'Copula (no shrink)': _m_copula(shrink=0.0), 'Copula (κ 1.0)': _m_copula(clip_factor=1.0),
     'Copula (pow10 bounds)': _m_copula('pow10'), 'Copula (pow10 + ranges)': _m_copula('pow10', range_share=0.1, scale_share=0.0),
     'Copula (two levels)': _m_copula(coarse='auto'), 'Copula (no scale)': _m_copula(scale_share=0.0),
-    'Copula (before)': _m_copula(bins=40, max_states=128, scale_share=0.0)}   # the defaults before the bins rule and scale ranges
+    'Copula (before)': _m_copula(bins=40, max_states=128, scale_share=0.0),   # the defaults before the bins rule and scale ranges
+    # the class-signal candidates of 26_copula (90 % of the dependence budget for the class sums): not adopted
+    'Copula (sums 0.9, κ 0.25)': _m_copula(sums_share=0.9, clip_factor=0.25), 'Copula (sums 0.9, κ 0.1)': _m_copula(sums_share=0.9, clip_factor=0.1),
+    'Copula (sums 0.9, κ 0.25, pow10 bounds)': _m_copula('pow10', sums_share=0.9, clip_factor=0.25),
+    'Copula (sums 0.9, κ auto)': _m_copula(sums_share=0.9, clip_factor='auto')}   # κ by `clip_rule`: post hoc, after spambase
 METHODS.update(COPULA_VARIANTS)
 
 # %% ../nbs/80_benchmark.ipynb #c160c215

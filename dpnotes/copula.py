@@ -17,7 +17,7 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
 # %% auto #0
 __all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
            'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins',
-           'copula_min_rows', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss']
+           'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -145,6 +145,11 @@ def copula_min_rows(d:int, epsilon:float, delta:float=1e-5, tvd:float=0.2, split
     return int(math.ceil(math.sqrt(check_int(d, 'd') / rho_h) / (1.25 * check_positive(tvd, 'tvd') ** 2)))
 
 
+# %% ../nbs/26_copula.ipynb #ts000005
+def clip_rule(n:int, d:int, epsilon:float, delta:float=1e-5) -> float:
+    "κ of the scores' radius: 0.25 below `copula_min_rows(d, ε, δ)` (noise dominates: rows near the sphere), else 0.5; public inputs only."
+    return 0.25 if n < copula_min_rows(d, epsilon, delta) else 0.5
+
 # %% ../nbs/26_copula.ipynb #282677e8
 def coarse_rule(n:int, d:int, rho_h:float, share:float=0.5) -> int:
     "Groups B* = √(1.25 n/σ_c) of a two-level column, σ_c = √(d/(share·ρ_h)) its coarse noise: public inputs only (at least 2)."
@@ -192,7 +197,8 @@ class CopulaGauss:
                  max_states='auto',          # an integer column with at most this many values gets one state per value ('auto': `auto_bins` capped at 128)
                  coarse=None,                # None: one level; 'auto' (`coarse_rule`) or an int B: a column with > 2B states also gets B groups
                  coarse_share:float=0.5,     # share of a two-level column's ρ for its coarse level
-                 clip_factor:float=0.5,      # κ of the public radius R = κ√d of a row of normal scores
+                 clip_factor=0.5,            # κ of the public radius R = κ√d of a row of normal scores, or 'auto' (`clip_rule`: public n, d, ε, δ)
+                 sums_share:float=0.5,       # share of the dependence ρ for the class sums ('class_means', 'per_class'); the rest: second moments
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
@@ -204,7 +210,7 @@ class CopulaGauss:
         self.columns, self.epsilon, self.delta, self.label, self.dependence = columns, epsilon, delta, label, dependence
         self.split, self.bins, self.max_states, self.clip_factor, self.shrink = split, bins, max_states, clip_factor, shrink
         self.range_share, self.range_tail, self.rng, self.sampler, self.complete = range_share, range_tail, rng, sampler, complete
-        self.coarse, self.coarse_share, self.scale_share = coarse, coarse_share, scale_share
+        self.coarse, self.coarse_share, self.scale_share, self.sums_share = coarse, coarse_share, scale_share, sums_share
 
 # %% ../nbs/26_copula.ipynb #5009de21
 @patch
@@ -221,7 +227,8 @@ def _validate(self:CopulaGauss, df):
     if not 0 <= self.scale_share < 1: raise ValueError(f"scale_share must lie in [0, 1), got {self.scale_share}")
     if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
     if self.max_states != 'auto': check_int(self.max_states, 'max_states')
-    check_positive(self.clip_factor, 'clip_factor')
+    if self.clip_factor != 'auto': check_positive(self.clip_factor, 'clip_factor')
+    if not 0 < self.sums_share < 1: raise ValueError(f"sums_share must lie in (0, 1), got {self.sums_share}")
     if not (self.shrink == 'auto' or (isinstance(self.shrink, (int, float)) and 0 <= self.shrink <= 1)):
         raise ValueError(f"shrink must be 'auto' or a number in [0, 1], got {self.shrink!r}")
     if not isinstance(df, pd.DataFrame): raise TypeError(f"data must be a pandas DataFrame, got {type(df).__name__}")
@@ -344,10 +351,10 @@ def _pooled(self:CopulaGauss, Z, rho_c:float, rng):
 # %% ../nbs/26_copula.ipynb #088ad2aa
 @patch
 def _per_class(self:CopulaGauss, Z, y, rho_c:float, rng):
-    "Noisy class sums (Δ₂ = 2R) and class (or pooled, 'class_means') second moments (Δ₂ = √2 R²), ρ_c halved → class means, covariances."
+    "Noisy class sums (Δ₂ = 2R, a share `sums_share` of ρ_c) and class (or pooled, 'class_means') second moments (Δ₂ = √2 R², the rest) → class means, covariances."
     k, d = len(self.probs_[self.label]), Z.shape[1]; R = self.radius_
     Ds, Dm = SENSITIVITY['sums'](R, d), SENSITIVITY['moments'](R, d)
-    ss, sm = Ds / math.sqrt(rho_c), Dm / math.sqrt(rho_c)          # ρ_c / 2 each: σ = Δ / √(2 ρ_c / 2)
+    a = self.sums_share; ss, sm = Ds / math.sqrt(2 * a * rho_c), Dm / math.sqrt(2 * (1 - a) * rho_c)   # σ = Δ / √(2 ρ_part)
     sums = np.stack([Z[y == j].sum(0) for j in range(k)]); pooled = self.dependence_ == 'class_means'
     mom = upper_vec(Z.T @ Z) if pooled else np.concatenate([upper_vec(Z[y == j].T @ Z[y == j]) for j in range(k)])
     sums = add_gaussian(sums, ss, rng=rng, sampler=self.sampler, sensitivity=Ds)
@@ -386,7 +393,8 @@ def fit(self:CopulaGauss, df):
     self.budget_ = dict(ranges_epsilon=eps_r, scale_rho=rho_s, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_s - rho_h)
     self.probs_ = self._histograms(codes, rho_h, g_fit)
     cols = self._copula_columns()
-    self.radius_ = self.clip_factor * math.sqrt(len(cols)); self.shrink_ = 0.0
+    k = clip_rule(self.n_, len(names), self.epsilon - eps_r, self.delta) if self.clip_factor == 'auto' else self.clip_factor
+    self.radius_ = k * math.sqrt(len(cols)); self.shrink_ = 0.0
     if self.dependence_ == 'independent' or not cols: return self
     Z = self._scores(codes, pos, cols)
     rho_c = self.budget_['dependence_rho']

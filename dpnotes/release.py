@@ -743,9 +743,10 @@ class CopulaRelease(Method):
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins='auto',
-                 clip_factor: float = 0.5, shrink='auto', range_share: float = 0.0, scale_share: float = 0.1):
+                 clip_factor=0.5, sums_share: float = 0.5, shrink='auto', range_share: float = 0.0,
+                 scale_share: float = 0.1):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
-        self.dependence, self.split, self.bins, self.clip_factor = dependence, split, bins, clip_factor
+        self.dependence, self.split, self.bins, self.clip_factor, self.sums_share = dependence, split, bins, clip_factor, sums_share
         self.shrink, self.range_share, self.scale_share = shrink, range_share, scale_share
 
     def fit(self, data, label=None, allow_drafted: bool = False):
@@ -759,7 +760,7 @@ class CopulaRelease(Method):
         c = self.codec_; sch = c.schema.columns; df = c.sanitize(df)   # the public rule: nothing about the data is refused
         cols = {k: dict(kind=sch[k].kind, categories=sch[k].categories, lower=sch[k].lower, upper=sch[k].upper) for k in c.order}
         m = CopulaGauss(cols, eps, delta, label=c.label, dependence=self.dependence, split=self.split, bins=self.bins,
-                        clip_factor=self.clip_factor, shrink=self.shrink, range_share=self.range_share, scale_share=self.scale_share, rng=rng, sampler=sampler).fit(df)
+                        clip_factor=self.clip_factor, sums_share=self.sums_share, shrink=self.shrink, range_share=self.range_share, scale_share=self.scale_share, rng=rng, sampler=sampler).fit(df)
         er = m.budget_['ranges_epsilon']
         if er > 0: self._charge('private ranges of the binned numeric columns', 'exponential mechanism (dp_quantile)', er, 0.0)
         self._charge(f'histograms + copula second moments (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)', eps - er, delta)
