@@ -1,12 +1,14 @@
 """Table fidelity of the peer synthesisers (MST, AIM from smartnoise-synth) on the splits of data/results/bench_fidelity*.csv.
 
     python benchmarks/bench_peers.py --peers /work/peers --methods MST --repeats 3      # resumable: rerun to continue
-    python benchmarks/bench_peers.py --summary-only                                     # rewrite the summary from the runs file
+    python benchmarks/bench_peers.py --methods AIM --runs-out /tmp/aim.csv               # a second part, in parallel
+    python benchmarks/bench_peers.py --summary-only --merge /tmp/aim.csv                # add it; rewrite the summary
 
 Same harness as benchmarks/bench_methods.py: the split of (data set, split k) comes from `SeedSequence([seed, crc32(name),
 k])` exactly as in `dpnotes.bench.run_benchmark`, the peer's seed from the split and its name as in `_peer_rows`, the same
 public bounds, scorer (`tstr`, random forest; adult: 50 trees) and fidelity metrics (`table_fidelity` against the real
-training rows on `bench_schema`). Each fit is decoded twice (`PEER_DECODE`): a uniform draw inside the released bin
+training rows on `bench_schema`), and the public column kinds (`copula_kinds`: only integer columns get one bin per
+integer). Each fit is decoded twice (`PEER_DECODE`): a uniform draw inside the released bin
 (seeded; the default) and the bin centre (the earlier decoding), one row each (column `decode`).
 
 Writes data/results/bench_peers_fidelity_runs.csv (one row per split, method and decoding; rewritten after every fit, and
@@ -26,7 +28,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from dpnotes import bench  # noqa: E402
-from dpnotes.bench import PEER_DECODE, bench_schema, find_peers, run_peer  # noqa: E402
+from dpnotes.bench import PEER_DECODE, bench_schema, copula_kinds, find_peers, run_peer  # noqa: E402
 from dpnotes.evaluate import train_test_split_df  # noqa: E402
 
 RESULTS = ROOT / 'data' / 'results'
@@ -53,7 +55,8 @@ def fit_rows(name: str, rep: int, meth: str, python: str, timeout: float, seed: 
     base = dict(dataset=name, n=len(X), d=X.shape[1], repeat=rep, method=meth,
                 majority=float((yb == ya.value_counts().idxmax()).mean()))
     try:
-        rows = run_peer(meth, python, [1.0], Xa, ya, Xb, yb, bounds, classes, seed=pseed, timeout=timeout, decode=PEER_DECODE)
+        rows = run_peer(meth, python, [1.0], Xa, ya, Xb, yb, bounds, classes, seed=pseed, timeout=timeout, decode=PEER_DECODE,
+                        kinds=copula_kinds(name, Xa.columns))   # as `_peer_rows`: public kinds, continuous columns never rounded
     finally:
         bench._SCORER['model'] = 'rf'; bench._CTX.clear()
     return [dict(base, **r) for r in rows]
@@ -87,29 +90,37 @@ def main(argv=None):
     p.add_argument('--seed', type=int, default=0)
     p.add_argument('--runs-out', type=Path, default=RESULTS / 'bench_peers_fidelity_runs.csv')
     p.add_argument('--out', type=Path, default=RESULTS / 'bench_peers_fidelity.csv')
+    p.add_argument('--breadth', action='store_true', help='split 0 on every data set first, then split 1, ... (default: table by table)')
     p.add_argument('--summary-only', action='store_true')
+    p.add_argument('--merge', nargs='*', type=Path, default=[],
+                   help='runs files of other parts (e.g. a second method run with its own --runs-out) to add to --runs-out')
     a = p.parse_args(argv)
     runs = pd.read_csv(a.runs_out) if a.runs_out.exists() else pd.DataFrame(columns=KEY + ['error'])
+    if a.merge:
+        runs = pd.concat([runs] + [pd.read_csv(f) for f in a.merge], ignore_index=True)
+        runs = runs.drop_duplicates(KEY + ['decode'], keep='last').sort_values(KEY + ['decode'], kind='stable')
+        runs.to_csv(a.runs_out, index=False)
     if not a.summary_only:
         peers = find_peers(a.peers)
         trees = {k: int(v) for k, v in (t.split('=') for t in a.trees)}
-        for name in a.datasets:
-            for meth in a.methods:
-                if meth not in peers: print(f'skipping {meth}: no venv under {a.peers}'); continue
-                for rep in range(a.repeats):
-                    mine = runs[(runs.dataset == name) & (runs.method == meth)]
-                    if mine.error.fillna('').astype(str).str.contains('timed out').any():
-                        print(f'{name} {meth}: timed out on an earlier split; not tried again'); break
-                    if (mine.repeat == rep).any(): continue
-                    t0 = time.perf_counter()
-                    rows = fit_rows(name, rep, meth, peers[meth], a.timeout, a.seed, trees.get(name))
-                    runs = pd.concat([runs, pd.DataFrame(rows)], ignore_index=True) if len(runs) else pd.DataFrame(rows)
-                    runs.to_csv(a.runs_out, index=False)
-                    r = rows[0]
-                    print(f'{name} split {rep} {meth}: {time.perf_counter() - t0:.0f} s; ' + '; '.join(
-                        f"{x.get('decode')}: acc {x['accuracy']:.3f} 1-way {x.get('fid_tvd_1way', np.nan):.3f} "
-                        f"2-way {x.get('fid_tvd_2way', np.nan):.3f}" for x in rows) + (f" ERROR {r['error'][:200]}" if r['error'] else ''),
-                        flush=True)
+        for m in a.methods:
+            if m not in peers: print(f'skipping {m}: no venv under {a.peers}')
+        jobs = [(n, m, k) for n in a.datasets for m in a.methods if m in peers for k in range(a.repeats)]
+        if a.breadth: jobs.sort(key=lambda j: j[2])                     # split 0 of every table first, then split 1, ...
+        for name, meth, rep in jobs:
+            mine = runs[(runs.dataset == name) & (runs.method == meth)]
+            if mine.error.astype(str).str.contains('timed out').any():
+                print(f'{name} {meth}: timed out on an earlier split; not tried again'); continue
+            if (mine.repeat == rep).any(): continue
+            t0 = time.perf_counter()
+            rows = fit_rows(name, rep, meth, peers[meth], a.timeout, a.seed, trees.get(name))
+            runs = pd.concat([runs, pd.DataFrame(rows)], ignore_index=True) if len(runs) else pd.DataFrame(rows)
+            runs.to_csv(a.runs_out, index=False)
+            r = rows[0]
+            print(f'{name} split {rep} {meth}: {time.perf_counter() - t0:.0f} s; ' + '; '.join(
+                f"{x.get('decode')}: acc {x['accuracy']:.3f} 1-way {x.get('fid_tvd_1way', np.nan):.3f} "
+                f"2-way {x.get('fid_tvd_2way', np.nan):.3f}" for x in rows) + (f" ERROR {r['error'][:200]}" if r['error'] else ''),
+                flush=True)
     s = summary(runs)
     s.to_csv(a.out, index=False)
     print(s.to_string())
