@@ -1,6 +1,7 @@
 """Table fidelity of the peer synthesisers (MST, AIM from smartnoise-synth) on the splits of data/results/bench_fidelity*.csv.
 
     python benchmarks/bench_peers.py --peers /work/peers --methods MST --repeats 3      # resumable: rerun to continue
+    python benchmarks/bench_peers.py --floor --runs-out /tmp/floor.csv                  # binning only, no noise (no peer)
     python benchmarks/bench_peers.py --methods AIM --runs-out /tmp/aim.csv               # a second part, in parallel
     python benchmarks/bench_peers.py --summary-only --merge /tmp/aim.csv                # add it; rewrite the summary
 
@@ -62,6 +63,32 @@ def fit_rows(name: str, rep: int, meth: str, python: str, timeout: float, seed: 
     return [dict(base, **r) for r in rows]
 
 
+FLOOR = 'binning only (no noise)'
+
+
+def floor_rows(name: str, rep: int, seed: int = 0, trees=None) -> list:
+    """The real training rows of split `rep` coded into the peers' bins and decoded back, with no noise: the best a
+    synthesiser on these bins can score on the metric grid (rows with method `FLOOR`, one per decoding)."""
+    from sklearn.ensemble import RandomForestClassifier
+    X, (Xa, Xb, ya, yb), bounds, classes = split_of(name, rep, seed)
+    kinds = copula_kinds(name, Xa.columns)
+    integer = np.array([kinds[c] == 'integer' for c in Xa.columns])
+    bench._SCORER['model'] = RandomForestClassifier(n_estimators=trees, n_jobs=1) if trees else 'rf'
+    bench._CTX.update(real=(Xa, ya), schema=bench_schema(Xa.columns, bounds, classes))
+    codes = bench.discretise(Xa, bounds, integer=integer)
+    rows = []
+    try:
+        for k in PEER_DECODE:
+            Xs = bench.undiscretise(codes, bounds, rng=np.random.default_rng([seed, rep, 2]) if k == 'uniform' else None,
+                                    integer=integer)
+            Xs.columns = Xa.columns
+            r = bench._tstr_of(Xs, ya.reset_index(drop=True), Xb, yb, np.random.default_rng([seed, rep, 1]))
+            rows.append(dict(dataset=name, n=len(X), d=X.shape[1], repeat=rep, method=FLOOR, decode=k, epsilon=1.0, error='', **r))
+    finally:
+        bench._SCORER['model'] = 'rf'; bench._CTX.clear()
+    return rows
+
+
 def summary(runs: pd.DataFrame) -> pd.DataFrame:
     "Mean metrics per (data set, method, decoding) over the splits with a result; splits tried, timed out, failed; fit seconds."
     r = runs.copy()
@@ -74,8 +101,8 @@ def summary(runs: pd.DataFrame) -> pd.DataFrame:
     out['tried'] = g.size()
     out['timed_out'] = g.timed_out.sum()
     out['failed'] = g.failed.sum()
-    out['fit_seconds'] = g.fit_seconds.mean()
-    out['fit_cpu_seconds'] = g.fit_cpu_seconds.mean()
+    for c in ('fit_seconds', 'fit_cpu_seconds'):
+        out[c] = g[c].mean() if c in r else np.nan
     return out.reset_index().round(4)
 
 
@@ -91,6 +118,7 @@ def main(argv=None):
     p.add_argument('--runs-out', type=Path, default=RESULTS / 'bench_peers_fidelity_runs.csv')
     p.add_argument('--out', type=Path, default=RESULTS / 'bench_peers_fidelity.csv')
     p.add_argument('--breadth', action='store_true', help='split 0 on every data set first, then split 1, ... (default: table by table)')
+    p.add_argument('--floor', action='store_true', help=f'add the {FLOOR!r} rows (no peer needed; cheap)')
     p.add_argument('--summary-only', action='store_true')
     p.add_argument('--merge', nargs='*', type=Path, default=[],
                    help='runs files of other parts (e.g. a second method run with its own --runs-out) to add to --runs-out')
@@ -100,7 +128,13 @@ def main(argv=None):
         runs = pd.concat([runs] + [pd.read_csv(f) for f in a.merge], ignore_index=True)
         runs = runs.drop_duplicates(KEY + ['decode'], keep='last').sort_values(KEY + ['decode'], kind='stable')
         runs.to_csv(a.runs_out, index=False)
-    if not a.summary_only:
+    if a.floor:
+        trees = {k: int(v) for k, v in (t.split('=') for t in a.trees)}
+        runs = runs[runs.method != FLOOR]
+        new = [r for n in a.datasets for k in range(a.repeats) for r in floor_rows(n, k, a.seed, trees.get(n))]
+        runs = pd.concat([runs, pd.DataFrame(new)], ignore_index=True)
+        runs.to_csv(a.runs_out, index=False)
+    elif not a.summary_only:
         peers = find_peers(a.peers)
         trees = {k: int(v) for k, v in (t.split('=') for t in a.trees)}
         for m in a.methods:

@@ -673,7 +673,7 @@ def peer_fidelity_table(peer_runs:pd.DataFrame, runs:pd.DataFrame, decode:str='u
     `decode`) beside those of the dpnotes methods `ours` (rows of `runs`) on the same splits, those where the peer has a
     result; and the metrics on which the peer's mean beats every one of `ours`, with the paired difference to the best
     of them (± its standard error over the splits)."""
-    p = peer_runs[(peer_runs.decode == decode) & np.isclose(peer_runs.epsilon.astype(float), epsilon)]
+    p = peer_runs[(peer_runs.decode == decode) & np.isclose(peer_runs.epsilon.astype(float), epsilon) & peer_runs.method.isin(list(PEER_METHODS))]
     r = runs[np.isclose(runs.epsilon.astype(float), epsilon) & runs.method.isin(list(ours))]
     rows = []
     for (ds, pm), g in p.groupby(['dataset', 'method'], sort=False):
