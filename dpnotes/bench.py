@@ -22,10 +22,10 @@ from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
 
 # %% auto #0
 __all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'COPULA_VARIANTS', 'CALIBRATE_SHARE',
-           'CALIBRATION_VARIANTS', 'FIDELITY', 'MAX_BINS', 'PEER_METHODS', 'round_up', 'public_bounds',
-           'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'bench_schema', 'copula_kinds', 'lever_table', 'n_bins',
-           'discretise', 'undiscretise', 'peer_runner', 'find_peers', 'run_peer', 'run_benchmark', 'summarise',
-           'plot_benchmark', 'results_table', 'paired_table']
+           'CALIBRATION_VARIANTS', 'FIDELITY', 'MAX_BINS', 'PEER_METHODS', 'PEER_DECODE', 'PEER_METRICS', 'round_up',
+           'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'bench_schema', 'copula_kinds',
+           'lever_table', 'n_bins', 'discretise', 'undiscretise', 'peer_runner', 'find_peers', 'run_peer',
+           'run_benchmark', 'summarise', 'plot_benchmark', 'results_table', 'paired_table', 'peer_fidelity_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
 # WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
@@ -331,29 +331,32 @@ def lever_table(runs:pd.DataFrame, base:str='Copula', epsilon:float=1.0, metric:
 # %% ../nbs/80_benchmark.ipynb #4c1a0b70
 MAX_BINS = 10
 
-def n_bins(lower, upper, max_bins:int=MAX_BINS) -> np.ndarray:
-    "Bins per column from public bounds: one per integer where both bounds are integers at most `max_bins` − 1 apart, else `max_bins` equal-width bins."
+def n_bins(lower, upper, max_bins:int=MAX_BINS, integer=None) -> np.ndarray:
+    """Bins per column from public bounds: one per integer where both bounds are integers at most `max_bins` − 1 apart
+    (and, if the public mask `integer` is given, the column is integer-valued), else `max_bins` equal-width bins."""
     lo, hi = np.asarray(lower, float), np.asarray(upper, float)
-    return np.where(_integer_bins(lo, hi, max_bins), hi - lo + 1, max_bins).astype(int)
+    return np.where(_integer_bins(lo, hi, max_bins, integer), hi - lo + 1, max_bins).astype(int)
 
-def _integer_bins(lo, hi, max_bins):
-    return (lo == np.round(lo)) & (hi == np.round(hi)) & (hi - lo + 1 <= max_bins)
+def _integer_bins(lo, hi, max_bins, integer=None):
+    ok = (lo == np.round(lo)) & (hi == np.round(hi)) & (hi - lo + 1 <= max_bins)
+    return ok if integer is None else ok & np.asarray(integer, bool)
 
-def discretise(X, bounds, max_bins:int=MAX_BINS) -> pd.DataFrame:
+def discretise(X, bounds, max_bins:int=MAX_BINS, integer=None) -> pd.DataFrame:
     "Integer codes 0..B−1 per column on bins fixed by the public `bounds` (values outside go to the end bins); same columns as `X`."
     lo, hi = (np.asarray(b, float) for b in bounds)
-    A = as_matrix(X, 'X')[0]; B = n_bins(lo, hi, max_bins); ib = _integer_bins(lo, hi, max_bins)
+    A = as_matrix(X, 'X')[0]; B = n_bins(lo, hi, max_bins, integer); ib = _integer_bins(lo, hi, max_bins, integer)
     codes = np.where(ib, np.rint(A - lo), np.floor((A - lo) / (hi - lo) * B))
     cols = X.columns if isinstance(X, pd.DataFrame) else range(A.shape[1])
     return pd.DataFrame(np.clip(codes, 0, B - 1).astype(int), columns=cols)
 
-def undiscretise(codes, bounds, max_bins:int=MAX_BINS) -> pd.DataFrame:
-    "Codes back to values: the integer itself, or the centre of the equal-width bin."
+def undiscretise(codes, bounds, max_bins:int=MAX_BINS, rng=None, integer=None) -> pd.DataFrame:
+    """Codes back to values: the integer itself, or a value in the equal-width bin: its centre (`rng` None) or a uniform
+    draw inside it from the generator `rng` (post-processing of the released codes)."""
     lo, hi = (np.asarray(b, float) for b in bounds)
-    C = np.asarray(codes, float); B = n_bins(lo, hi, max_bins); ib = _integer_bins(lo, hi, max_bins)
-    vals = np.where(ib, lo + C, lo + (C + 0.5) * (hi - lo) / B)
+    C = np.asarray(codes, float); B = n_bins(lo, hi, max_bins, integer); ib = _integer_bins(lo, hi, max_bins, integer)
+    u = 0.5 if rng is None else as_rng(rng).uniform(0.0, 1.0, C.shape)
+    vals = np.where(ib, lo + C, np.minimum(lo + (C + u) * (hi - lo) / B, hi))
     return pd.DataFrame(vals, columns=codes.columns if isinstance(codes, pd.DataFrame) else None)
-
 
 # %% ../nbs/80_benchmark.ipynb #ac9b15cf
 PEER_METHODS = {'MST': ('smartnoise', 'mst'), 'AIM': ('smartnoise', 'aim'),
@@ -378,13 +381,13 @@ def find_peers(root=None) -> dict:
 
 
 # %% ../nbs/80_benchmark.ipynb #cb000015
-def _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta) -> list:
+def _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta, integer=None) -> list:
     "Write a peer's inputs (synthesisers: integer codes from public bounds, the label as its index in the public classes); returns the ε jobs."
     import json
     if kind in _SYNTHS:
-        C = discretise(Xa, bounds)
+        C = discretise(Xa, bounds, integer=integer)
         C[lab] = pd.Series(ya).map({c: i for i, c in enumerate(cl)}).to_numpy()
-        card = dict(zip(Xa.columns, n_bins(*bounds).tolist())); card[lab] = len(cl)
+        card = dict(zip(Xa.columns, n_bins(*bounds, integer=integer).tolist())); card[lab] = len(cl)
         C.to_csv(train, index=False); json.dump(dict(cardinality=card), open(meta, 'w'))
         return [[e] for e in epsilons]                       # one subprocess per fit: the timeout is per fit
     T = Xa.copy(); T[lab] = np.asarray(ya); T.to_csv(train, index=False)
@@ -393,36 +396,50 @@ def _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta) -
                    classes=[c.item() if hasattr(c, 'item') else c for c in cl]), open(meta, 'w'))
     return [list(epsilons)]                                  # fast: all ε in one process
 
-def _peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed) -> dict:
-    "The row of one peer fit at ε = `e`: scored like every dpnotes method, or the failure recorded."
+PEER_DECODE = ('uniform', 'centre')   # how a marginal synthesiser's bin codes become values: uniform draw inside the bin, or its centre
+
+def _peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed, decode=('uniform',), integer=None) -> list:
+    """The rows of one peer fit at ε = `e` (a synthesiser: one per way of decoding its codes in `decode`, column `decode`),
+    scored like every dpnotes method, or the failure recorded."""
     row = dict(epsilon=float(e), accuracy=np.nan, auprc=np.nan, marginal_tvd=np.nan, fit_seconds=np.nan,
                fit_cpu_seconds=np.nan, seconds=wall, error=err or 'no output')
-    if float(e) not in done: return row
+    dec = [dict(decode=d) for d in decode] if kind in _SYNTHS else [{}]
+    if float(e) not in done: return [dict(row, **d) for d in dec]
     d = done[float(e)]; out = pd.read_csv(d['out'])
     row.update(fit_seconds=float(d['seconds']), fit_cpu_seconds=float(d.get('cpu_seconds', np.nan)), error='')
-    if kind in _SYNTHS:
-        Xs = undiscretise(out[list(Xa.columns)], bounds); Xs.columns = Xa.columns
-        ys = pd.Series(cl[out[lab].to_numpy()], name=getattr(ya, 'name', None))
-        row.update(_tstr_of(Xs, ys, Xb, yb, np.random.default_rng([seed, 1])))
-    else:
+    if kind not in _SYNTHS:
         P = out.to_numpy(float)
-        row.update(accuracy=float(np.mean(cl[np.argmax(P, 1)] == np.asarray(yb))), auprc=auprc(np.asarray(yb), P, cl))
-    return row
+        return [dict(row, accuracy=float(np.mean(cl[np.argmax(P, 1)] == np.asarray(yb))), auprc=auprc(np.asarray(yb), P, cl))]
+    ys = pd.Series(cl[out[lab].to_numpy()], name=getattr(ya, 'name', None))
+    rows = []
+    for k in decode:   # the uniform draw is seeded by the split's peer seed: public post-processing of the released codes
+        Xs = undiscretise(out[list(Xa.columns)], bounds, rng=np.random.default_rng([seed, 2]) if k == 'uniform' else None,
+                          integer=integer)
+        Xs.columns = Xa.columns
+        rows.append(dict(row, decode=k, **_tstr_of(Xs, ys, Xb, yb, np.random.default_rng([seed, 1]))))
+    return rows
 
 # %% ../nbs/80_benchmark.ipynb #a7d4958c
-def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:int=0, timeout:float=900.0, workdir=None) -> list:
+def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:int=0, timeout:float=900.0, workdir=None,
+             decode=('uniform',), kinds=None) -> list:
     """Fit peer `name` with the interpreter `python` on one split at each ε and score it like every dpnotes method:
-    one dict per ε (accuracy, auprc, marginal_tvd, fit_seconds, fit_cpu_seconds, seconds, error). A fit that uses more
+    one dict per ε (accuracy, auprc, marginal_tvd, fit_seconds, fit_cpu_seconds, seconds, error; a synthesiser: one per ε
+    and way of decoding its bin codes in `decode`, a subset of `PEER_DECODE`, named in `decode`). `kinds`: the public
+    kind of each column ({name: 'integer' | 'numeric'}, e.g. `copula_kinds`): only integer columns get one bin per
+    integer (None: every column whose bounds allow it, which rounds a continuous column with small integer bounds). A fit that uses more
     than `timeout` seconds of CPU (or 4 × `timeout` of wall time, on a loaded machine) is stopped and recorded as timed
     out; a failure is recorded with its message."""
     import json, subprocess, tempfile, resource
     def _cpu_limit(t=int(math.ceil(timeout))):   # in the child: the kernel stops it after t CPU-seconds (SIGXCPU)
         resource.setrlimit(resource.RLIMIT_CPU, (t, t + 5))
     if name not in PEER_METHODS: raise ValueError(f"unknown peer {name!r}; choose from {list(PEER_METHODS)}")
+    bad = [k for k in decode if k not in PEER_DECODE]
+    if bad or not len(decode): raise ValueError(f"decode: choose one or more of {list(PEER_DECODE)}, got {list(decode)}")
     kind = PEER_METHODS[name][1]; cl = np.asarray(classes); lab = '__label__'
+    integer = None if kinds is None else np.array([kinds.get(c) == 'integer' for c in Xa.columns])
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
         tmp = Path(tmp); train = tmp / 'train.csv'; meta = tmp / 'meta.json'
-        jobs = _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta)
+        jobs = _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta, integer)
         rows = []
         for job in jobs:
             cmd = [str(python), str(peer_runner()), '--method', kind, '--train', str(train), '--meta', str(meta),
@@ -438,9 +455,8 @@ def run_peer(name:str, python, epsilons, Xa, ya, Xb, yb, bounds, classes, seed:i
             except subprocess.TimeoutExpired:
                 err, done = f'timed out ({4 * timeout:g} s wall per fit)', {}
             wall = (time.perf_counter() - t0) / len(job)
-            rows += [_peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed) for e in job]
+            rows += [r for e in job for r in _peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed, decode, integer)]
         return rows
-
 
 # %% ../nbs/80_benchmark.ipynb #cb000013
 def _bench_args(methods, repeats, skip, limit, only_eps, peers, trees) -> tuple:
@@ -490,7 +506,8 @@ def _peer_rows(meth, python, eps, split, bounds, classes, seed:int, rep:int, bas
     Xa, Xb, ya, yb = split
     pseed = int(np.random.default_rng([seed, rep, zlib.crc32(meth.encode())]).integers(2**31 - 1))
     out = []
-    for r in run_peer(meth, python, eps, Xa, ya, Xb, yb, bounds, classes, seed=pseed, timeout=timeout):
+    kinds = copula_kinds(base['dataset'], Xa.columns)          # public kinds: continuous columns are never rounded
+    for r in run_peer(meth, python, eps, Xa, ya, Xb, yb, bounds, classes, seed=pseed, timeout=timeout, kinds=kinds):
         out.append(dict(base, method=meth, **r)); bar.update()
     return out
 
@@ -650,3 +667,34 @@ def paired_table(runs:pd.DataFrame, ours:str='SuffStatGauss', epsilon:float=1.0,
             rows.append(dict(dataset=ds, other=m, splits=k, ours=float(both[ours].mean()), other_acc=float(both[m].mean()),
                              diff=mean, diff_se=se, verdict=verdict, peer=m in PEER_METHODS))
     return pd.DataFrame(rows).set_index(['dataset', 'other'])
+
+# %% ../nbs/80_benchmark.ipynb #pf000001
+PEER_METRICS = {'fid_tvd_1way': ('1-way TVD', -1), 'fid_tvd_2way': ('2-way TVD', -1), 'accuracy': ('TSTR acc', 1)}   # sign: +1 higher is better
+
+def peer_fidelity_table(peer_runs:pd.DataFrame, runs:pd.DataFrame, decode:str='uniform', ours=('Copula', 'SuffStatGauss'),
+                        epsilon:float=1.0) -> pd.DataFrame:
+    """Per data set and peer: the peer's mean 1-way TVD, 2-way TVD and TSTR accuracy (rows of `peer_runs` decoded by
+    `decode`) beside those of the dpnotes methods `ours` (rows of `runs`) on the same splits, those where the peer has a
+    result; and the metrics on which the peer's mean beats every one of `ours`, with the paired difference to the best
+    of them (± its standard error over the splits)."""
+    p = peer_runs[(peer_runs.decode == decode) & np.isclose(peer_runs.epsilon.astype(float), epsilon) & peer_runs.method.isin(list(PEER_METHODS))]
+    r = runs[np.isclose(runs.epsilon.astype(float), epsilon) & runs.method.isin(list(ours))]
+    rows = []
+    for (ds, pm), g in p.groupby(['dataset', 'method'], sort=False):
+        ok = g[g.accuracy.notna()].set_index('repeat')
+        o = {m: r[(r.dataset == ds) & (r.method == m)].set_index('repeat').reindex(ok.index) for m in ours}
+        errs = g.error.fillna('').astype(str)
+        row = dict(dataset=ds, peer=pm, splits=len(ok), note=next((e[:40] for e in errs if e), ''))
+        better = []
+        for c, (lab, sign) in PEER_METRICS.items():
+            row[f'{lab}: peer'] = float(ok[c].mean()) if len(ok) else np.nan
+            means = {m: float(o[m][c].mean()) for m in ours}
+            for m in ours: row[f'{lab}: {m}'] = means[m]
+            best = max(ours, key=lambda m: sign * np.nan_to_num(means[m], nan=-sign * np.inf))
+            d = sign * (ok[c] - o[best][c]).dropna()
+            if len(d) and all(sign * (row[f'{lab}: peer'] - means[m]) > 0 for m in ours):
+                se = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else float('nan')
+                better.append(f'{lab} ({sign * d.mean():+.3f} ± {se:.3f} vs {best})')
+        row['peer better on'] = '; '.join(better)
+        rows.append(row)
+    return pd.DataFrame(rows).set_index(['dataset', 'peer'])
