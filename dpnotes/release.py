@@ -743,8 +743,7 @@ class CopulaRelease(Method):
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins='auto',
-                 clip_factor=0.5, sums_share: float = 0.5, shrink='auto', range_share: float = 0.0,
-                 scale_share: float = 0.1):
+                 clip_factor=0.5, sums_share: float = 0.5, shrink='auto', range_share: float = 0.0, scale_share: float = 0.1):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.dependence, self.split, self.bins, self.clip_factor, self.sums_share = dependence, split, bins, clip_factor, sums_share
         self.shrink, self.range_share, self.scale_share = shrink, range_share, scale_share
