@@ -20,7 +20,6 @@ import argparse
 import os
 import sys
 import time
-import zlib
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from dpnotes import bench  # noqa: E402
 from dpnotes.bench import PEER_DECODE, bench_schema, copula_kinds, find_peers, run_peer  # noqa: E402
-from dpnotes.evaluate import train_test_split_df  # noqa: E402
 
 RESULTS = ROOT / 'data' / 'results'
 DATASETS = ['indian_liver', 'dermatology', 'cervical_cancer', 'clinic_demo', 'wdbc', 'spambase', 'adult']   # smallest first
@@ -41,8 +39,7 @@ KEY = ['dataset', 'repeat', 'method']
 def split_of(name: str, rep: int, seed: int = 0):
     "(X, y, bounds, classes) of the table and the train/test split `rep`, exactly as `run_benchmark` makes them."
     X, y, bounds, classes = bench._bench_table(name, None, seed)
-    ss = np.random.SeedSequence([seed, zlib.crc32(name.encode()), rep])
-    Xa, Xb, ya, yb = train_test_split_df(X, y, rng=np.random.default_rng(ss))
+    Xa, Xb, ya, yb = bench._split(X, y, name, rep, seed)
     return X, (Xa, Xb, ya, yb), bounds, classes
 
 
@@ -52,7 +49,7 @@ def fit_rows(name: str, rep: int, meth: str, python: str, timeout: float, seed: 
     X, (Xa, Xb, ya, yb), bounds, classes = split_of(name, rep, seed)
     bench._SCORER['model'] = RandomForestClassifier(n_estimators=trees, n_jobs=1) if trees else 'rf'
     bench._CTX.update(real=(Xa, ya), schema=bench_schema(Xa.columns, bounds, classes))
-    pseed = int(np.random.default_rng([seed, rep, zlib.crc32(meth.encode())]).integers(2**31 - 1))   # as `_peer_rows`
+    pseed = bench._peer_seed(seed, rep, meth)                                                 # as `_peer_rows`
     base = dict(dataset=name, n=len(X), d=X.shape[1], repeat=rep, method=meth,
                 majority=float((yb == ya.value_counts().idxmax()).mean()))
     try:

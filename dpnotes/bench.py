@@ -493,6 +493,14 @@ def _bench_table(name:str, max_n, seed:int) -> tuple:
         X, y = X.iloc[i].reset_index(drop=True), y.iloc[i].reset_index(drop=True)
     return X, y, public_bounds(name, X.columns), sorted(ds.label_names)   # documented label values, never read from y
 
+def _split(X, y, name:str, rep:int, seed:int) -> tuple:
+    "(Xa, Xb, ya, yb): train/test split `rep` of table `name`, from the seed, the name and `rep` alone (every method and peer gets it)."
+    return train_test_split_df(X, y, rng=np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(name.encode()), rep])))
+
+def _peer_seed(seed:int, rep:int, meth:str) -> int:
+    "The seed a peer is given on split `rep` (from the split and the peer's name)."
+    return int(np.random.default_rng([seed, rep, zlib.crc32(meth.encode())]).integers(2**31 - 1))
+
 def _references(Xa, Xb, ya, yb, seed:int, rep:int, base:dict) -> list:
     "The non-private and majority rows of one split."
     t0 = time.perf_counter()
@@ -504,7 +512,7 @@ def _references(Xa, Xb, ya, yb, seed:int, rep:int, base:dict) -> list:
 def _peer_rows(meth, python, eps, split, bounds, classes, seed:int, rep:int, base:dict, timeout:float, bar) -> list:
     "The rows of one peer on one split (its seed from the split and its name)."
     Xa, Xb, ya, yb = split
-    pseed = int(np.random.default_rng([seed, rep, zlib.crc32(meth.encode())]).integers(2**31 - 1))
+    pseed = _peer_seed(seed, rep, meth)
     out = []
     kinds = copula_kinds(base['dataset'], Xa.columns)          # public kinds: continuous columns are never rounded
     for r in run_peer(meth, python, eps, Xa, ya, Xb, yb, bounds, classes, seed=pseed, timeout=timeout, kinds=kinds):
@@ -536,8 +544,7 @@ def run_benchmark(datasets=('wdbc',), epsilons=(0.5, 1, 2, 4, 8), repeats:int=10
         total = sum(max(0, min(repeats, limit.get(m, repeats)) - first) * len(eps_of(m)) for m in ms + ps) + repeats - first
         bar = tqdm(total=total, desc=name, disable=not progress)
         for rep in range(check_int(first, 'first', minimum=0) if first else 0, repeats):
-            ss = np.random.SeedSequence([seed, zlib.crc32(name.encode()), rep])
-            Xa, Xb, ya, yb = train_test_split_df(X, y, rng=np.random.default_rng(ss))
+            Xa, Xb, ya, yb = _split(X, y, name, rep, seed)
             base = dict(dataset=name, n=len(X), d=X.shape[1], repeat=rep)
             _CTX.update(real=(Xa, ya), schema=bench_schema(Xa.columns, bounds, classes))
             rows += _references(Xa, Xb, ya, yb, seed, rep, base); bar.update()
