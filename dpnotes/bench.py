@@ -276,7 +276,9 @@ COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split
     # the class-signal candidates of 26_copula (90 % of the dependence budget for the class sums): not adopted
     'Copula (sums 0.9, κ 0.25)': _m_copula(sums_share=0.9, clip_factor=0.25), 'Copula (sums 0.9, κ 0.1)': _m_copula(sums_share=0.9, clip_factor=0.1),
     'Copula (sums 0.9, κ 0.25, pow10 bounds)': _m_copula('pow10', sums_share=0.9, clip_factor=0.25),
-    'Copula (sums 0.9, κ auto)': _m_copula(sums_share=0.9, clip_factor='auto')}   # κ by `clip_rule`: post hoc, after spambase
+    'Copula (sums 0.9, κ auto)': _m_copula(sums_share=0.9, clip_factor='auto'),   # κ by `clip_rule`: post hoc, after spambase
+    # the class means denoised by post-processing (`denoise_means` in 26_copula; no privacy cost)
+    'Copula (means eb)': _m_copula(mean_shrink='eb'), 'Copula (means soft)': _m_copula(mean_shrink='soft')}
 METHODS.update(COPULA_VARIANTS)
 
 # %% ../nbs/80_benchmark.ipynb #c160c215

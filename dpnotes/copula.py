@@ -17,7 +17,8 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
 # %% auto #0
 __all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
            'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins',
-           'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss']
+           'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss',
+           'denoise_means']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -180,6 +181,7 @@ def tree_estimate(fine, coarse, groups, s_fine:float, s_coarse:float) -> np.ndar
 
 # %% ../nbs/26_copula.ipynb #e6d3072a
 _DEPENDENCE = ('auto', 'pooled', 'class_means', 'per_class', 'independent')
+_MEAN_SHRINK = (None, 'eb', 'soft')
 
 class CopulaGauss:
     "DP marginals (noisy histograms on public states, missing as a state) + a Gaussian copula of normal scores, under one zCDP budget."
@@ -199,6 +201,7 @@ class CopulaGauss:
                  coarse_share:float=0.5,     # share of a two-level column's ρ for its coarse level
                  clip_factor=0.5,            # κ of the public radius R = κ√d of a row of normal scores, or 'auto' (`clip_rule`: public n, d, ε, δ)
                  sums_share:float=0.5,       # share of the dependence ρ for the class sums ('class_means', 'per_class'); the rest: second moments
+                 mean_shrink=None,           # None | 'eb' | 'soft': post-processing of the class means (`denoise_means`); no privacy cost
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
@@ -211,6 +214,7 @@ class CopulaGauss:
         self.split, self.bins, self.max_states, self.clip_factor, self.shrink = split, bins, max_states, clip_factor, shrink
         self.range_share, self.range_tail, self.rng, self.sampler, self.complete = range_share, range_tail, rng, sampler, complete
         self.coarse, self.coarse_share, self.scale_share, self.sums_share = coarse, coarse_share, scale_share, sums_share
+        self.mean_shrink = mean_shrink
 
 # %% ../nbs/26_copula.ipynb #5009de21
 @patch
@@ -229,6 +233,8 @@ def _validate(self:CopulaGauss, df):
     if self.max_states != 'auto': check_int(self.max_states, 'max_states')
     if self.clip_factor != 'auto': check_positive(self.clip_factor, 'clip_factor')
     if not 0 < self.sums_share < 1: raise ValueError(f"sums_share must lie in (0, 1), got {self.sums_share}")
+    if not (self.mean_shrink is None or (isinstance(self.mean_shrink, str) and self.mean_shrink in _MEAN_SHRINK)):
+        raise ValueError(f"mean_shrink must be None, 'eb' or 'soft', got {self.mean_shrink!r}")
     if not (self.shrink == 'auto' or (isinstance(self.shrink, (int, float)) and 0 <= self.shrink <= 1)):
         raise ValueError(f"shrink must be 'auto' or a number in [0, 1], got {self.shrink!r}")
     if not isinstance(df, pd.DataFrame): raise TypeError(f"data must be a pandas DataFrame, got {type(df).__name__}")
@@ -348,6 +354,23 @@ def _pooled(self:CopulaGauss, Z, rho_c:float, rng):
     self.sigmas_['moments'] = sigma; self.shrink_ = self._lam(sigma, self.n_, d)
     self.corr_ = to_correlation(S, self.n_, self.shrink_)
 
+# %% ../nbs/26_copula.ipynb #ms000002
+def denoise_means(sums, nk, sigma:float, how:str|None=None) -> np.ndarray:
+    "Class means from noisy class sums (noise σ per coordinate) and released sizes `nk`: raw (None), offsets from the size-weighted grand mean shrunk per class by positive-part James–Stein ('eb') or soft-thresholded at √(2 ln dK) noise s.d. ('soft'). Post-processing."
+    s, nk = np.asarray(sums, float), np.asarray(nk, float)
+    m = s / nk[:, None]
+    if how is None: return m
+    if how not in ('eb', 'soft'): raise ValueError(f"mean_shrink must be None, 'eb' or 'soft', got {how!r}")
+    K, d = s.shape; N = nk.sum()
+    g = s.sum(0) / N; off = m - g
+    v = sigma ** 2 * ((1 / nk - 1 / N) ** 2 + (K - 1) / N ** 2)           # noise variance of one offset coordinate
+    if how == 'eb':
+        keep = np.clip(1 - max(d - 2, 0) * v / np.maximum((off ** 2).sum(1), 1e-300), 0.0, 1.0)
+        return g + keep[:, None] * off
+    t = math.sqrt(2 * math.log(max(d * K, 1))) * np.sqrt(v)[:, None]
+    return g + np.sign(off) * np.maximum(np.abs(off) - t, 0.0)
+
+
 # %% ../nbs/26_copula.ipynb #088ad2aa
 @patch
 def _per_class(self:CopulaGauss, Z, y, rho_c:float, rng):
@@ -361,7 +384,7 @@ def _per_class(self:CopulaGauss, Z, y, rho_c:float, rng):
     mom = add_gaussian(mom, sm, rng=rng, sampler=self.sampler, sensitivity=Dm)
     nk = np.maximum(self.probs_[self.label] * self.n_, 1.0)
     self.sigmas_.update(sums=ss, moments=sm); self.shrink_ = self._lam(sm, float(self.n_ if pooled else nk.min()), d)
-    self.means_, self.covs_ = np.clip(sums / nk[:, None], -3, 3), []
+    self.means_, self.covs_ = np.clip(denoise_means(sums, nk, ss, self.mean_shrink), -3, 3), []   # post-processing
     W = (from_upper_vec(mom, d) - sum(nk[j] * np.outer(self.means_[j], self.means_[j]) for j in range(k))) / self.n_ if pooled else None
     for j, M in enumerate([None] * k if pooled else np.split(mom, k)):
         C = W if pooled else from_upper_vec(M, d) / nk[j] - np.outer(self.means_[j], self.means_[j])
