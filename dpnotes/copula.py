@@ -12,7 +12,7 @@ import pandas as pd
 from fastcore.basics import patch
 from scipy.special import ndtr, ndtri
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler, add_gaussian,
-                             gaussian_sigma_analytic, dp_quantile, clip_rows, BOUND_GRID)
+                             gaussian_sigma_analytic, dp_quantile, clip_rows, BOUND_GRID, zcdp_rho)
 
 # %% auto #0
 __all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
@@ -22,9 +22,8 @@ __all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'n_states
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
-    "Largest total ρ for which a composition of Gaussian mechanisms is exactly (ε, δ)-DP (one Gaussian with Δ/σ = √(2ρ))."
-    mu = 1.0 / gaussian_sigma_analytic(1.0, check_epsilon(epsilon), check_delta(delta, allow_zero=False))
-    return 0.5 * mu * mu
+    "The copula's total ρ: `zcdp_rho` of the privacy primitives (exact for a composition of Gaussian mechanisms)."
+    return zcdp_rho(epsilon, delta)
 
 # %% ../nbs/26_copula.ipynb #c6522c93
 def column_states(spec:dict, bins:int=40, max_states:int=128, missing:bool=True, edges=None) -> dict:

@@ -23,11 +23,11 @@ from scipy import optimize, special
 __all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'NONFINITE_ROWS', 'as_rng', 'check_epsilon', 'check_delta',
            'check_positive', 'check_int', 'check_fractions', 'InputMeta', 'as_matrix', 'like_input', 'dask_columns',
            'replace_one', 'remove_one', 'add_one', 'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise',
-           'laplace_scale', 'laplace_mech', 'gaussian_delta', 'gaussian_sigma_analytic', 'gaussian_sigma_classic',
-           'gaussian_sigma_dprp', 'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon', 'BudgetExceeded', 'Budget',
-           'safe_grid', 'add_laplace', 'add_gaussian', 'check_classes', 'documented_classes', 'dp_quantile',
-           'private_bounds', 'row_norms', 'unit_rows', 'normalize_rows', 'clip_rows', 'sym_from_upper', 'upper_vec',
-           'from_upper_vec', 'symmetric_noise']
+           'laplace_scale', 'laplace_mech', 'gaussian_delta', 'gaussian_sigma_analytic', 'zcdp_rho',
+           'gaussian_sigma_classic', 'gaussian_sigma_dprp', 'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon',
+           'BudgetExceeded', 'Budget', 'safe_grid', 'add_laplace', 'add_gaussian', 'check_classes',
+           'documented_classes', 'dp_quantile', 'private_bounds', 'row_norms', 'unit_rows', 'normalize_rows',
+           'clip_rows', 'sym_from_upper', 'upper_vec', 'from_upper_vec', 'symmetric_noise']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -225,6 +225,13 @@ def gaussian_sigma_analytic(sensitivity:float, epsilon:float, delta:float, rtol:
     while f(lo) < 0: lo -= 5                 # delta(sigma) decreases in sigma: bracket the root
     while f(hi) > 0: hi += 5
     return math.exp(optimize.brentq(f, lo, hi, xtol=rtol / 10, rtol=4 * np.finfo(float).eps, maxiter=500))
+
+# %% ../nbs/00_privacy.ipynb #52f10458
+def zcdp_rho(epsilon:float, delta:float) -> float:
+    "Largest total ρ = Σ Δᵢ²/(2σᵢ²) for which a composition of Gaussian mechanisms is exactly (ε, δ)-DP."
+    e, d = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
+    mu = 1.0 / gaussian_sigma_analytic(1.0, e, d)          # Δ/σ of the single equivalent Gaussian mechanism
+    return 0.5 * mu * mu
 
 # %% ../nbs/00_privacy.ipynb #5de55d76
 def gaussian_sigma_classic(sensitivity:float, epsilon:float, delta:float, allow_invalid:bool=False) -> float:

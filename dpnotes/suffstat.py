@@ -16,15 +16,11 @@ from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_posit
 from .moments import exact_moments, is_dask, partition_rngs
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'DRAW_ROWS', 'ROWS_PER_PARTITION', 'LEVERS', 'zcdp_rho', 'zcdp_delta', 'zcdp_epsilon_bound',
-           'gauss_sigma_rho', 'unit_scale', 'split_rho', 'SuffStatGauss']
+__all__ = ['SENSITIVITY', 'DRAW_ROWS', 'ROWS_PER_PARTITION', 'LEVERS', 'zcdp_delta', 'zcdp_epsilon_bound', 'gauss_sigma_rho',
+           'unit_scale', 'split_rho', 'SuffStatGauss']
 
 # %% ../nbs/25_suffstat_gauss.ipynb #d6f077c9
-def zcdp_rho(epsilon:float, delta:float) -> float:
-    "Largest total ρ = Σ Δᵢ²/(2σᵢ²) for which a composition of Gaussian mechanisms is exactly (ε, δ)-DP."
-    e, d = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
-    mu = 1.0 / gaussian_sigma_analytic(1.0, e, d)          # Δ/σ of the single equivalent Gaussian mechanism
-    return 0.5 * mu * mu
+from .privacy import zcdp_rho   # the primitive lives in the privacy layer (00_privacy); the mechanisms split its ρ
 
 # %% ../nbs/25_suffstat_gauss.ipynb #634b6f08
 def zcdp_delta(rho:float, epsilon:float) -> float:
