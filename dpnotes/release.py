@@ -138,6 +138,17 @@ def _as_numbers(s) -> np.ndarray:
     return pd.to_numeric(pd.Series(s.to_numpy(dtype=object)), errors='coerce').to_numpy(dtype=float, na_value=np.nan)
 
 # %% ../nbs/60_release.ipynb #f5edd3c9
+def _in_domain(values, col) -> np.ndarray:
+    "The public rule for a numeric column: finite numbers clipped to the bounds; NaN, ±inf, 1e999 and text -> NaN."
+    v = _as_numbers(values)
+    with np.errstate(invalid='ignore'):
+        return np.where(np.isfinite(v), np.clip(v, col.lower, col.upper), np.nan)
+
+def _label_codes(values, col) -> np.ndarray:
+    "The public rule for the label: its category codes, a missing or undeclared label -> the first class."
+    idx = _category_codes(values.to_numpy(dtype=object), col.categories)
+    return np.where(idx < 0, 0, idx)
+
 @patch
 def encode(self:TableCodec, df):
     """(E, y): E in [0, 1]^width, y = label codes. The declared domain is a contract, enforced by a public row-wise rule
@@ -151,14 +162,11 @@ def encode(self:TableCodec, df):
             rows = np.flatnonzero(idx >= 0)
             E[rows, s + idx[rows]] = 1.0
         else:
-            v = _as_numbers(df[c])
-            with np.errstate(invalid='ignore'):
-                v = np.where(np.isfinite(v), np.clip(v, col.lower, col.upper), np.nan)
+            v = _in_domain(df[c], col)
             E[:, s] = np.where(np.isnan(v), 0.5, (v - col.lower) / (col.upper - col.lower))
     y = None
     if self.label is not None:
-        y = _category_codes(df[self.label].to_numpy(dtype=object), self.schema.columns[self.label].categories)
-        y = np.where(y < 0, 0, y)
+        y = _label_codes(df[self.label], self.schema.columns[self.label])
     return E, y
 
 # %% ../nbs/60_release.ipynb #61ca5e3d
@@ -172,13 +180,9 @@ def sanitize(self:TableCodec, df) -> pd.DataFrame:
     for c in self.order:
         col = self.schema.columns[c]
         if col.kind == 'categorical':
-            idx = _category_codes(df[c].to_numpy(dtype=object), col.categories)
-            if c == self.label: idx = np.where(idx < 0, 0, idx)
+            idx = _label_codes(df[c], col) if c == self.label else _category_codes(df[c].to_numpy(dtype=object), col.categories)
             out[c] = pd.Categorical.from_codes(idx, dtype=_schema_dtype(col))
-        else:
-            v = _as_numbers(df[c])
-            with np.errstate(invalid='ignore'):
-                out[c] = np.where(np.isfinite(v), np.clip(v, col.lower, col.upper), np.nan)
+        else: out[c] = _in_domain(df[c], col)
     return pd.DataFrame(out, index=pd.RangeIndex(len(df)))
 
 # %% ../nbs/60_release.ipynb #c31b25ac
