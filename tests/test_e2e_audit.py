@@ -269,8 +269,8 @@ def test_front_door_fine_bits_catch_a_float_sampler_only(sampler, caught):
 
 @pytest.mark.slow
 def test_front_door_full_audit():
-    """Every private method on release(), the command (forked) and four Dask layouts, every pair, and the seven controls
-    (hours on one core: `benchmarks/front_door_grid.py` runs the same cases one by one, resumable)."""
+    """Every private method on release(), the command (forked) and four Dask layouts, every pair, the seven controls, and
+    the non-default options (hours on one core: `benchmarks/front_door_grid.py` runs the same cases one by one, resumable)."""
     df = front_door_audit(n_runs=40)
     bad = df[(df['control'] == '') & ~df['passes']]
     missed = df[(df['control'] != '') & df['passes']]
