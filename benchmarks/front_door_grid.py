@@ -13,7 +13,7 @@ import argparse, csv, json
 from pathlib import Path
 from dpnotes.audit import FRONT_KINDS, FrontCase, audit_front_door, front_door_cases
 
-DPSYN_CLI_PAIRS = ('label', 'missing_cell', 'text_1e999')   # DP-SYN trains at full default settings on the command (~30 s a run)
+DPSYN_CLI_PAIRS = ('label', 'missing_cell', 'text_1e999', 'unknown_category')   # DP-SYN trains at full default settings on the command (15-30 s a run)
 
 def cases(part):
     if part == 'release':     # every pair on release() and one Dask layout; the pair 'layout' on the four; controls; options
