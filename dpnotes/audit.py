@@ -35,10 +35,11 @@ from .privacy import as_rng, as_matrix, check_delta, check_epsilon, check_int, c
 
 # %% auto #0
 __all__ = ['NEIGHBOUR_KINDS', 'FRONT_KINDS', 'MARKERS', 'LAYOUTS', 'LEAKY_CONTROLS', 'CONTROL_CASES', 'CONTROL_RUNS',
-           'FRONT_PARAMS', 'clopper_pearson', 'AuditResult', 'audit_epsilon', 'release_features', 'audit_release',
-           'Data', 'adversarial_neighbours', 'unclassified_attributes', 'FrontData', 'front_door_table',
-           'front_door_pairs', 'table_observation', 'fine_bits', 'object_observation', 'front_door_observation',
-           'front_door_call', 'audit_front_door', 'front_door_audit', 'SensitivityResult', 'search_sensitivity']
+           'FRONT_PARAMS', 'FRONT_OPTIONS', 'clopper_pearson', 'AuditResult', 'audit_epsilon', 'release_features',
+           'audit_release', 'Data', 'adversarial_neighbours', 'unclassified_attributes', 'FrontData',
+           'front_door_table', 'front_door_pairs', 'table_observation', 'fine_bits', 'object_observation',
+           'front_door_observation', 'front_door_call', 'audit_front_door', 'FrontCase', 'front_door_cases',
+           'front_door_audit', 'SensitivityResult', 'search_sensitivity']
 
 # %% ../nbs/01_audit.ipynb #7c64d873
 def clopper_pearson(k, n, alpha:float=0.05, side:str='two-sided'):
@@ -728,16 +729,18 @@ FRONT_PARAMS = {'dp-syn': dict(max_steps=5, hidden=(4,), latent_dim=2, em_iters=
 
 def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
                      n_runs: int = 100, # runs on each table (a deterministic leak shows at about 50: bound ≈ 2.6)
-                     epsilon: float = 1.0, control=None, alpha: float = 0.05, rng=None, release_fn=None, **params) -> AuditResult:
+                     epsilon: float = 1.0, control=None, alpha: float = 0.05, rng=None, release_fn=None,
+                     rows: int = 24, # rows of the front-door table (public: `clip_factor='auto'` and similar rules read it)
+                     **params) -> AuditResult:
     """A $(1-\\alpha)$ lower bound on the ε of the whole public call `path` of `method` on the front-door pair `kind`
     (see `front_door_pairs`), from every observable `front_door_observation` extracts. `rng` seeds the audit only:
     the release itself runs at its default (fresh entropy)."""
-    (_, D, Dp), = front_door_pairs((kind,))
+    (_, D, Dp), = front_door_pairs((kind,), n=rows)
     if path.startswith('dask:') and path[5:] not in LAYOUTS: raise ValueError(f"path: unknown layout {path[5:]!r}; choose from {list(LAYOUTS)}")
     if path not in ('release', 'cli', 'cli:fresh') and not path.startswith('dask:'):
         raise ValueError(f"path must be 'release', 'cli', 'cli:fresh' or 'dask:LAYOUT', got {path!r}")
     from dpnotes.release import METHODS
-    delta = 0.0 if not METHODS[method].uses_delta else 1e-5       # the default δ = min(1e-5, 1/(10 n)) at n = 24
+    delta = 0.0 if not METHODS[method].uses_delta else 1e-5       # the default δ = min(1e-5, 1/(10 n)) for n >= 10
     call = front_door_call(method, path, epsilon, candidate=D, control=control, release_fn=release_fn,
                            **{**FRONT_PARAMS.get(method, {}), **params})
     ctx = contextlib.nullcontext()
@@ -746,26 +749,60 @@ def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
     with ctx:
         return audit_release(call, D, Dp, epsilon, delta, featurize=front_door_observation, n_runs=n_runs, alpha=alpha, rng=rng)
 
+# %% ../nbs/01_audit.ipynb #ed8d9d61
+# the third group: non-default options through release(), as (method, method parameters, rows of the table)
+FRONT_OPTIONS = (('copula-gauss', dict(sums_share=0.9, clip_factor=0.25), 24),
+                 ('copula-gauss', dict(clip_factor='auto'), 24),      # κ = 0.25: 24 < copula_min_rows(4, 1) = 315
+                 ('copula-gauss', dict(clip_factor='auto'), 320),     # κ = 0.5: the other branch of clip_rule
+                 ('suffstat-gauss', dict(calibrate=0.25), 24))
+
+@dataclass
+class FrontCase:
+    "One case of the front-door audit: a method on a path and a pair; a leaky control, method options, table rows, runs."
+    method: str
+    path: str
+    pair: str
+    control: str = None
+    params: dict = field(default_factory=dict)
+    rows: int = 24
+    runs: int = None                     # None: the caller's number of runs
+    def seed(self, rng=0) -> int:
+        "The audit's seed for this case (for a case at default options and size, the same as the grid has always used)."
+        extra = f'|{json.dumps(self.params, sort_keys=True)}|{self.rows}' if self.params or self.rows != 24 else ''
+        return zlib.crc32(f'{rng}|{self.method}|{self.path}|{self.pair}|{self.control}{extra}'.encode())
+
+# %% ../nbs/01_audit.ipynb #62c94c39
+def front_door_cases(methods=None, # names (default: every private method in `dpnotes.release.methods()`)
+                     paths=('release', 'cli', 'dask:empty', 'dask:one_row', 'dask:split', 'dask:empty_last'),
+                     kinds=FRONT_KINDS, # pair kinds; 'layout' is added on the Dask paths
+                     controls: bool = True, # each control in `CONTROL_CASES` on its pair and path (runs: `CONTROL_RUNS`)
+                     options: bool = True) -> list: # each of `FRONT_OPTIONS` on release(), every pair in `kinds`
+    "The `FrontCase`s of the front-door audit: method × path × pair (Dask paths only where the method accepts Dask), controls, options."
+    from dpnotes.release import methods as _methods
+    M = _methods()
+    names = list(M.index[M['private']]) if methods is None else list(methods)
+    out = [FrontCase(m, p, k) for m in names for p in paths if not p.startswith('dask:') or M.loc[m, 'dask']
+           for k in list(kinds) + (['layout'] if p.startswith('dask:') else [])]
+    if controls: out += [FrontCase('suffstat-gauss', p, k, c, runs=CONTROL_RUNS.get(c)) for c, (k, p) in CONTROL_CASES.items()]
+    if options: out += [FrontCase(m, 'release', k, params=dict(prm), rows=r) for m, prm, r in FRONT_OPTIONS if m in names for k in kinds]
+    return out
+
 # %% ../nbs/01_audit.ipynb #d2aaf38f
 def front_door_audit(methods=None, # names (default: every private method in `dpnotes.release.methods()`)
                      paths=('release', 'cli', 'dask:empty', 'dask:one_row', 'dask:split', 'dask:empty_last'), # 'cli:fresh' too (slow)
                      kinds=FRONT_KINDS, # pair kinds; 'layout' is added on the Dask paths
                      n_runs: int = 100, epsilon: float = 1.0, controls: bool = True, rng: int = 0, progress: bool = False,
-                     release_fn=None) -> pd.DataFrame:
+                     release_fn=None, options: bool = True) -> pd.DataFrame:
     """The front-door audit: one row per method × path × pair (Dask paths only for the methods that accept Dask), then
-    one per leaky control; `passes` is whether the bound stays at or below the claim (a control must fail it)."""
-    from dpnotes.release import methods as _methods
-    M = _methods()
-    names = list(M.index[M['private']]) if methods is None else list(methods)
-    cases = [(m, p, k, None) for m in names for p in paths if not p.startswith('dask:') or M.loc[m, 'dask']
-             for k in list(kinds) + (['layout'] if p.startswith('dask:') else [])]
-    if controls: cases += [('suffstat-gauss', p, k, c) for c, (k, p) in CONTROL_CASES.items()]
+    one per leaky control, then one per non-default option and pair (`front_door_cases`); `passes` is whether the bound
+    stays at or below the claim (a control must fail it)."""
     rows = []
-    for m, p, k, c in tqdm(cases, disable=not progress, desc='front-door audit'):
-        res = audit_front_door(m, p, k, max(n_runs, CONTROL_RUNS.get(c, 0)), epsilon, control=c,
-                               rng=zlib.crc32(f'{rng}|{m}|{p}|{k}|{c}'.encode()), release_fn=release_fn)
-        rows.append(dict(method=m, path=p, pair=k, control=c or '', epsilon_lb=round(res.epsilon_lb, 3), passes=res.passes(epsilon),
-                         statistic=res.statistic, seconds=round(res.seconds, 1)))
+    for c in tqdm(front_door_cases(methods, paths, kinds, controls, options), disable=not progress, desc='front-door audit'):
+        res = audit_front_door(c.method, c.path, c.pair, max(n_runs, c.runs or 0), epsilon, control=c.control, rng=c.seed(rng),
+                               release_fn=release_fn, rows=c.rows, **c.params)
+        rows.append(dict(method=c.method, path=c.path, pair=c.pair, control=c.control or '',
+                         params=json.dumps(c.params) if c.params else '', rows=c.rows, epsilon_lb=round(res.epsilon_lb, 3),
+                         passes=res.passes(epsilon), statistic=res.statistic, seconds=round(res.seconds, 1)))
     return pd.DataFrame(rows)
 
 # %% ../nbs/01_audit.ipynb #fadfc3e6

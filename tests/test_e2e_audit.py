@@ -212,6 +212,16 @@ def test_front_door_release_keeps_its_format_at_default_settings():
     assert res.passes(EPS), res
 
 
+def test_front_door_copula_non_default_options():
+    """release() of the copula with most of its dependence budget on the class sums and its public clipping rule
+    (`clip_factor='auto'`: κ = 0.25 on this 24-row table, below `copula_min_rows`), on the class-of-one pair."""
+    (_, D, _), = front_door_pairs(('label',))
+    m = front_door_call('copula-gauss', sums_share=0.9, clip_factor='auto')(D)['object'].model.model_
+    assert m.sums_share == 0.9 and abs(m.radius_ - 0.25 * np.sqrt(len(m._copula_columns()))) < 1e-12, 'the options did not reach the model'
+    res = audit_front_door('copula-gauss', 'release', 'label', n_runs=FRONT_RUNS, rng=11, sums_share=0.9, clip_factor='auto')
+    assert res.passes(EPS), res
+
+
 @pytest.mark.parametrize('control', ['dtypes follow the input', 'refuses out-of-domain data'])
 def test_front_door_leaky_control_is_caught(control):
     kind, path = CONTROL_CASES[control]
@@ -259,8 +269,8 @@ def test_front_door_fine_bits_catch_a_float_sampler_only(sampler, caught):
 
 @pytest.mark.slow
 def test_front_door_full_audit():
-    """Every private method on release(), the command (forked) and four Dask layouts, every pair, and the seven controls
-    (hours on one core: `benchmarks/front_door_grid.py` runs the same cases one by one, resumable)."""
+    """Every private method on release(), the command (forked) and four Dask layouts, every pair, the seven controls, and
+    the non-default options (hours on one core: `benchmarks/front_door_grid.py` runs the same cases one by one, resumable)."""
     df = front_door_audit(n_runs=40)
     bad = df[(df['control'] == '') & ~df['passes']]
     missed = df[(df['control'] != '') & df['passes']]
