@@ -215,6 +215,13 @@ def __repr__(self: Schema):
     warn = f"\n  note: {DRAFTED_NOTE}" if self.drafted_fields() else ''
     return head + warn + '\n' + '\n'.join(parts)
 
+# %% ../nbs/02_data.ipynb #eef0eca9
+@patch
+def __dask_tokenize__(self: Schema):
+    "Dask's token for a schema: its public content, so a graph built from it is named the same way wherever `Schema` was defined."
+    import json
+    return ('dpnotes.Schema', json.dumps(self.to_dict(), sort_keys=True, default=str))
+
 # %% ../nbs/02_data.ipynb #b0803844
 def _integral(v: np.ndarray) -> np.ndarray:
     "Elementwise: finite and a whole number."
