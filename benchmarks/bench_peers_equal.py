@@ -52,32 +52,21 @@ def fit_rows_at(name: str, rep: int, eps: float, python: str, timeout: float, se
     return [dict(base, **r) for r in rows]
 
 
-def paired(peer: pd.DataFrame, ours: pd.DataFrame) -> dict:
-    "Mean and paired standard error of peer − ours on the splits both have, per metric in `PAIRED`."
-    j = peer.merge(ours, on=['dataset', 'repeat'], suffixes=('', '_c'))
-    out = dict(splits=len(j), repeats=' '.join(map(str, sorted(j.repeat))))
-    for m in PAIRED:
-        d = (j[m] - j[m + '_c']).to_numpy(float)
-        out[f'd_{m}'] = d.mean() if len(d) else np.nan
-        out[f'se_{m}'] = d.std(ddof=1) / np.sqrt(len(d)) if len(d) > 1 else np.nan
-    return out
-
-
 def summary(runs: pd.DataFrame, nominal: pd.DataFrame, ours: pd.DataFrame) -> pd.DataFrame:
     """Per data set and ε of MST: its replace-one ρ, the common splits, and MST − `Copula` (mean, paired SE) of each
-    metric in `PAIRED` (decoding 'uniform'; fits with an error left out)."""
+    metric in `PAIRED` (decoding 'uniform'; fits with an error left out), paired by `dpnotes.bench.paired_diff`."""
     ok = lambda r: r[(r.method == 'MST') & (r.decode == 'uniform') & r.accuracy.notna()] if 'accuracy' in r else r.iloc[:0]
     cop = ours[ours.method == 'Copula']
-    rows = []
+    parts = []
     for eps, r in ((1.0, ok(nominal)), (EPS_EQUAL, ok(runs))):
-        for name in sorted(r.dataset.unique()):
-            rows.append(dict(dataset=name, method='MST', epsilon=eps, rho_add_remove=RHO_AR[eps],
-                             rho_replace_one=round(FACTOR * RHO_AR[eps], 6), rho_copula=RHO_OURS,
-                             cpu_seconds=r[r.dataset == name].fit_cpu_seconds.mean(),
-                             **paired(r[r.dataset == name], cop[cop.dataset == name])))
-    out = pd.DataFrame(rows)
+        t = bench.paired_diff(r, cop, PAIRED)
+        parts.append(t.assign(method='MST', epsilon=eps, rho_add_remove=RHO_AR[eps], rho_replace_one=round(FACTOR * RHO_AR[eps], 6),
+                              rho_copula=RHO_OURS, cpu_seconds=t.dataset.map(r.groupby('dataset').fit_cpu_seconds.mean())))
+    out = pd.concat(parts, ignore_index=True)
+    out = out[['dataset', 'method', 'epsilon', 'rho_add_remove', 'rho_replace_one', 'rho_copula', 'cpu_seconds', 'splits', 'repeats']
+              + [f'{x}_{m}' for m in PAIRED for x in ('d', 'se')]]
     num = [c for c in out if c.startswith(('d_', 'se_'))]
-    out[num] = out[num].round(4); out['cpu_seconds'] = out.cpu_seconds.round(1)
+    out[num] = out[num].round(4); out['cpu_seconds'] = out.cpu_seconds.astype(float).round(1)
     return out
 
 

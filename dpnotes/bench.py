@@ -24,8 +24,9 @@ from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
 __all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'COPULA_VARIANTS', 'CALIBRATE_SHARE',
            'CALIBRATION_VARIANTS', 'FIDELITY', 'MAX_BINS', 'PEER_METHODS', 'PEER_DECODE', 'PEER_METRICS', 'round_up',
            'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'bench_schema', 'copula_kinds',
-           'lever_table', 'n_bins', 'discretise', 'undiscretise', 'peer_runner', 'find_peers', 'run_peer',
-           'run_benchmark', 'summarise', 'plot_benchmark', 'results_table', 'paired_table', 'peer_fidelity_table']
+           'paired_diff', 'lever_table', 'n_bins', 'discretise', 'undiscretise', 'peer_runner', 'find_peers',
+           'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table', 'paired_table',
+           'peer_fidelity_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
 # WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
@@ -278,7 +279,9 @@ COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split
     'Copula (sums 0.9, κ 0.25, pow10 bounds)': _m_copula('pow10', sums_share=0.9, clip_factor=0.25),
     'Copula (sums 0.9, κ auto)': _m_copula(sums_share=0.9, clip_factor='auto'),   # κ by `clip_rule`: post hoc, after spambase
     # the class means denoised by post-processing (`denoise_means` in 26_copula; no privacy cost)
-    'Copula (means eb)': _m_copula(mean_shrink='eb'), 'Copula (means soft)': _m_copula(mean_shrink='soft')}
+    'Copula (means eb)': _m_copula(mean_shrink='eb'), 'Copula (means soft)': _m_copula(mean_shrink='soft'),
+    # states exactly on the public bounds for the binned columns (`atoms` in 26_copula)
+    'Copula (atoms)': _m_copula(atoms=True)}
 METHODS.update(COPULA_VARIANTS)
 
 # %% ../nbs/80_benchmark.ipynb #c160c215
@@ -301,28 +304,45 @@ def _m_release(method:str, calibrate:float=0.0):
     return run
 
 CALIBRATION_VARIANTS = {f'{lab} ({tag})': _m_release(m, s) for lab, m in (('DPRP', 'dprp'), ('RON-Gauss', 'ron-gauss'), ('PCA-Gauss', 'pca-gauss'),
-                        ('DP-SYN', 'dp-syn')) for tag, s in (('release', 0.0), ('calibrated', CALIBRATE_SHARE))}
+                        ('DP-SYN', 'dp-syn'), ('SuffStatGauss', 'suffstat-gauss')) for tag, s in (('release', 0.0), ('calibrated', CALIBRATE_SHARE))}
 METHODS.update(CALIBRATION_VARIANTS)
 
 
+# %% ../nbs/80_benchmark.ipynb #5e6c4ad3
+def _mean_se(d) -> tuple:
+    "Mean of the per-split differences `d` (NaN left out) and its standard error over the splits (NaN with fewer than two)."
+    d = pd.Series(d, dtype=float).dropna()
+    return (float(d.mean()) if len(d) else np.nan), (float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else np.nan)
+
+def paired_diff(a:pd.DataFrame, b:pd.DataFrame, metrics=('accuracy',), by:str='dataset') -> pd.DataFrame:
+    """Per value of `by`: the splits `a` and `b` share (rows matched on `by` and `repeat`), and per metric the mean of the
+    per-split differences a − b (`d_<metric>`), its standard error (`se_<metric>`) and the number of splits where both
+    sides have a value (`n_<metric>`). Every paired comparison of the benchmark (levers, peers, equal guarantee) goes
+    through it; pass one row per split on each side."""
+    j = a.merge(b, on=[by, 'repeat'], suffixes=('', '_b'))
+    rows = []
+    for k, g in j.groupby(by, sort=True):
+        row = {by: k, 'splits': len(g), 'repeats': ' '.join(map(str, sorted(g['repeat'])))}
+        for m in metrics:
+            d = g[m].astype(float) - g[f'{m}_b'].astype(float)
+            row[f'd_{m}'], row[f'se_{m}'] = _mean_se(d); row[f'n_{m}'] = int(d.notna().sum())
+        rows.append(row)
+    return pd.DataFrame(rows, columns=[by, 'splits', 'repeats'] + [f'{x}_{m}' for m in metrics for x in ('d', 'se', 'n')])
+
+
 # %% ../nbs/80_benchmark.ipynb #cb000020
-FIDELITY = ['accuracy', 'fid_tvd_1way', 'fid_tvd_2way', 'fid_corr_diff', 'fid_on_bound']
+FIDELITY = ['accuracy', 'fid_tvd_1way', 'fid_tvd_2way', 'fid_corr_diff', 'fid_on_bound', 'fid_on_bound_error']
 
 def lever_table(runs:pd.DataFrame, base:str='Copula', epsilon:float=1.0, metric:str='fid_tvd_2way', others=None) -> pd.DataFrame:
     """Paired comparison of each variant with `base` on the splits where both finished, per data set: mean difference
     (variant − base) of `metric` and of accuracy, with standard errors, and the rule's verdict: 'adopt' when the
     metric is lower by more than 2 SE on at least half the data sets and accuracy is never lower by more than 0.01."""
     r = runs[np.isclose(runs.epsilon.astype(float), epsilon)]
-    key = ['dataset', 'repeat']
-    b = r[r.method == base].set_index(key)
+    b = r[r.method == base]
     others = [m for m in r.method.unique() if m != base and m.startswith(base)] if others is None else list(others)
-    rows = []
-    for m in others:
-        v = r[r.method == m].set_index(key).join(b, rsuffix='_base', how='inner')
-        for ds, g in v.groupby(level=0):
-            dm, da = g[metric] - g[f'{metric}_base'], g['accuracy'] - g['accuracy_base']
-            se = lambda x: float(x.std(ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float('nan')
-            rows.append(dict(variant=m, dataset=ds, splits=len(g), diff=float(dm.mean()), se=se(dm), acc_diff=float(da.mean()), acc_se=se(da)))
+    rows = [dict(variant=m, dataset=x['dataset'], splits=x['splits'], diff=x[f'd_{metric}'], se=x[f'se_{metric}'],
+                 acc_diff=x['d_accuracy'], acc_se=x['se_accuracy'])
+            for m in others for x in paired_diff(r[r.method == m], b, [metric, 'accuracy']).to_dict('records')]
     t = pd.DataFrame(rows, columns=['variant', 'dataset', 'splits', 'diff', 'se', 'acc_diff', 'acc_se'])
     if t.empty: return t
     t['better'] = t['diff'] < -2 * t['se']
@@ -669,9 +689,7 @@ def paired_table(runs:pd.DataFrame, ours:str='SuffStatGauss', epsilon:float=1.0,
         for m in others:
             both = a[[ours, m]].dropna()
             if both.empty: continue
-            d = both[ours] - both[m]; k = len(d)
-            se = float(d.std(ddof=1) / np.sqrt(k)) if k > 1 else np.nan
-            mean = float(d.mean())
+            k = len(both); mean, se = _mean_se(both[ours] - both[m])
             verdict = 'not separated' if k < 2 or not abs(mean) > 2 * se else ('ahead' if mean > 0 else 'behind')
             rows.append(dict(dataset=ds, other=m, splits=k, ours=float(both[ours].mean()), other_acc=float(both[m].mean()),
                              diff=mean, diff_se=se, verdict=verdict, peer=m in PEER_METHODS))
@@ -702,8 +720,8 @@ def peer_fidelity_table(peer_runs:pd.DataFrame, runs:pd.DataFrame, decode:str='u
             best = max(ours, key=lambda m: sign * np.nan_to_num(means[m], nan=-sign * np.inf))
             d = sign * (ok[c] - o[best][c]).dropna()
             if len(d) and all(sign * (row[f'{lab}: peer'] - means[m]) > 0 for m in ours):
-                se = float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else float('nan')
-                better.append(f'{lab} ({sign * d.mean():+.3f} ± {se:.3f} vs {best})')
+                mean, se = _mean_se(d)
+                better.append(f'{lab} ({sign * mean:+.3f} ± {se:.3f} vs {best})')
         row['peer better on'] = '; '.join(better)
         rows.append(row)
     return pd.DataFrame(rows).set_index(['dataset', 'peer'])

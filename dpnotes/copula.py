@@ -26,8 +26,8 @@ def copula_rho(epsilon:float, delta:float) -> float:
     return zcdp_rho(epsilon, delta)
 
 # %% ../nbs/26_copula.ipynb #c6522c93
-def column_states(spec:dict, bins:int=40, max_states:int=128, missing:bool=True, edges=None) -> dict:
-    "Public states of one column from its schema entry ({'kind', 'categories'} or {'kind', 'lower', 'upper'}); `edges` overrides the bins."
+def column_states(spec:dict, bins:int=40, max_states:int=128, missing:bool=True, edges=None, atoms:bool=False) -> dict:
+    "Public states of one column from its schema entry ({'kind', 'categories'} or {'kind', 'lower', 'upper'}); `edges` overrides the bins; `atoms`: a binned column also gets the states 'exactly the lower bound' and 'exactly the upper bound'."
     kind = spec.get('kind')
     if kind == 'categorical':
         return dict(kind='categorical', values=list(spec['categories']), missing=bool(missing))
@@ -39,11 +39,11 @@ def column_states(spec:dict, bins:int=40, max_states:int=128, missing:bool=True,
         return dict(kind='values', values=np.arange(math.ceil(lo), math.floor(hi) + 1, dtype=float), lower=lo, upper=hi,
                     missing=bool(missing))
     e = np.linspace(lo, hi, check_int(bins, 'bins') + 1) if edges is None else np.unique(np.asarray(edges, float))
-    return dict(kind='bins', edges=e, integer=integral, lower=lo, upper=hi, missing=bool(missing))
+    return dict(kind='bins', edges=e, integer=integral, lower=lo, upper=hi, missing=bool(missing), atoms=bool(atoms))
 
 def n_states(st:dict) -> int:
     "Number of states of a column (the missing state included)."
-    core = len(st['edges']) - 1 if st['kind'] == 'bins' else len(st['values'])
+    core = len(st['edges']) - 1 + 2 * int(st.get('atoms', False)) if st['kind'] == 'bins' else len(st['values'])
     return core + int(st['missing'])
 
 # %% ../nbs/26_copula.ipynb #8005186d
@@ -73,6 +73,9 @@ def state_codes(values, st:dict, name:str='column') -> tuple:
         else:
             e = st['edges']; c = np.clip(np.searchsorted(e, x, side='right') - 1, 0, len(e) - 2)
             w = np.clip((x - e[c]) / (e[c + 1] - e[c]), 0.0, 1.0)
+            if st.get('atoms'):                  # state 0: exactly the lower bound, then the bins, then exactly the upper bound
+                at = (x == st['lower']) | (x == st['upper'])
+                c = np.where(x == st['lower'], 0, np.where(x == st['upper'], len(e), c + 1)); w = np.where(at, 0.5, w)
         c = np.where(miss, -1, c); w = np.where(miss, 0.5, w)
     if not st['missing']:
         if np.any(c < 0): raise ValueError(f"column {name!r}: has missing cells but was declared without a missing state")
@@ -206,6 +209,7 @@ class CopulaGauss:
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
                  scale_share:float=0.1,      # share of ρ for the scale ranges of the binned columns (`_scale_ranges`; 0: none)
                  complete=(),                # columns declared (publicly) to have no missing cells: no missing state
+                 atoms:bool=False,           # binned columns also get the states 'exactly on the lower / upper bound' (public)
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler ('safe': the float-safe discrete Gaussian)
                 ):
@@ -213,7 +217,7 @@ class CopulaGauss:
         self.split, self.bins, self.max_states, self.clip_factor, self.shrink = split, bins, max_states, clip_factor, shrink
         self.range_share, self.range_tail, self.rng, self.sampler, self.complete = range_share, range_tail, rng, sampler, complete
         self.coarse, self.coarse_share, self.scale_share, self.sums_share = coarse, coarse_share, scale_share, sums_share
-        self.mean_shrink = mean_shrink
+        self.mean_shrink, self.atoms = mean_shrink, atoms
 
 # %% ../nbs/26_copula.ipynb #5009de21
 @patch
@@ -230,6 +234,7 @@ def _validate(self:CopulaGauss, df):
     if not 0 <= self.scale_share < 1: raise ValueError(f"scale_share must lie in [0, 1), got {self.scale_share}")
     if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
     if self.max_states != 'auto': check_int(self.max_states, 'max_states')
+    if not isinstance(self.atoms, (bool, np.bool_)): raise ValueError(f"atoms must be True or False, got {self.atoms!r}")
     if self.clip_factor != 'auto': check_positive(self.clip_factor, 'clip_factor')
     if not 0 < self.sums_share < 1: raise ValueError(f"sums_share must lie in (0, 1), got {self.sums_share}")
     if not (self.mean_shrink is None or (isinstance(self.mean_shrink, str) and self.mean_shrink in _MEAN_SHRINK)):
@@ -298,7 +303,8 @@ def _scale_ranges(self:CopulaGauss, df, names, rho_r:float, rng) -> dict:
 def _states(self:CopulaGauss, names, edges:dict) -> dict:
     "Public states of every column (the label without a missing state)."
     no_missing = set(self.complete) | {self.label}
-    return {c: column_states(self.columns[c], self.bins_, self.max_states_, missing=c not in no_missing, edges=edges.get(c))
+    return {c: column_states(self.columns[c], self.bins_, self.max_states_, missing=c not in no_missing, edges=edges.get(c),
+                           atoms=self.atoms)
             for c in names}
 
 
@@ -440,7 +446,9 @@ def _decode_column(u, st:dict, p) -> pd.Series:
         return pd.Series(np.where(miss, None, cats[s]), dtype=object)
     if st['kind'] == 'values': x = st['values'][s]
     else:
-        e = st['edges']; x = e[s] + w * (e[s + 1] - e[s])
+        e = st['edges']; a = int(st.get('atoms', False)); b = np.clip(s - a, 0, len(e) - 2)
+        x = e[b] + w * (e[b + 1] - e[b])
+        if a: x = np.where(s == 0, st['lower'], np.where(s == len(e), st['upper'], x))   # the atoms: exactly on the bound
         if st['integer']: x = np.clip(np.rint(x), math.ceil(st['lower']), math.floor(st['upper']))
     return pd.Series(np.where(miss, np.nan, x))
 

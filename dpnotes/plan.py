@@ -17,6 +17,7 @@ import pandas as pd
 from .data import Schema
 from .release import METHODS, as_schema, default_delta, release
 from .suffstat import SENSITIVITY, gauss_sigma_rho, split_rho, zcdp_rho
+from .privacy import zcdp_split
 
 # %% auto #0
 __all__ = ['N_GRID', 'suffstat_sigmas', 'public_table', 'plan_ledger', 'suffstat_noise', 'suffstat_forecast', 'Plan',
@@ -53,10 +54,11 @@ def public_table(schema, label: str | None = None, n: int = 200) -> pd.DataFrame
         else: out[c] = np.full(n, (col.lower + col.upper) / 2.0)
     return pd.DataFrame(out)
 
-def plan_ledger(schema, method: str, epsilon: float, delta: float, label: str | None = None) -> pd.DataFrame:
+def plan_ledger(schema, method: str, epsilon: float, delta: float, label: str | None = None, calibrate: float = 0.0,
+                **params) -> pd.DataFrame:
     "The ledger a release would write, read off a release of `public_table` (every charge is fixed by public settings, δ given)."
     r = release(public_table(schema, label), method, epsilon, delta=delta, schema=schema, label=label, rng=0,
-                sampler='numpy', allow_drafted=True)
+                sampler='numpy', allow_drafted=True, calibrate=calibrate, **params)
     return r.ledger.copy()
 
 # %% ../nbs/62_plan.ipynb #aacd6679
@@ -137,6 +139,8 @@ def plan_release(schema, # the public `Schema` (or its dict / JSON path)
                  delta: float | None = None, # total δ; None: the release's rule min(1e-5, 1/(10 n)) at the row estimate
                  rows: int | None = None, # a public estimate of the input's rows; None: a grid over n
                  label: str | None = None, # label column (default: the schema's label)
+                 calibrate: float = 0.0, # share for marginal calibration, as in `release`
+                 **params, # method options, as in `release`
                 ) -> Plan:
     "Before touching data: the ledger, every noise scale in the user's units and a forecast of the released values' noise."
     sch = as_schema(schema)
@@ -148,11 +152,12 @@ def plan_release(schema, # the public `Schema` (or its dict / JSON path)
     d = float(delta) if delta is not None else default_delta(n_led)
     notes = [] if delta is not None else [f"δ = min(1e-5, 1/(10 n)) at n = {n_led:,}" + ('' if rows else ' (pass a row estimate for yours)')]
     noise = forecast = None
-    if method == 'suffstat-gauss' and label is not None:
-        noise, p = suffstat_noise(sch, label, epsilon, d)
+    if method == 'suffstat-gauss' and label is not None:       # with calibration the fit spends (1 − s)ρ (`zcdp_split`)
+        noise, p = suffstat_noise(sch, label, zcdp_split(epsilon, d, [calibrate, 1 - calibrate])[1] if calibrate else epsilon, d)
         forecast = suffstat_forecast(sch, label, p, ns)
         notes += [f"clipping radius {p['radius']:.4g} on the centred unit box (rule 0.5·√(width/12), width {p['width']}); "
                   "rows beyond it are shrunk, a bias that depends on the data and is not in the forecast",
                   "classes assumed of equal size n/k; the noise on the counts and on the centre is second order and left out"]
     else: notes.append(f"no analytic error model for {method} in dpnotes.plan yet: ledger only")
-    return Plan(method, float(epsilon), d, n_led, plan_ledger(sch, method, epsilon, d, label), noise, forecast, notes)
+    if calibrate: notes.append("marginal calibration: the histograms' noise is not in the forecast")
+    return Plan(method, float(epsilon), d, n_led, plan_ledger(sch, method, epsilon, d, label, calibrate, **params), noise, forecast, notes)

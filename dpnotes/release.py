@@ -23,7 +23,7 @@ import pandas as pd
 
 import dpnotes.data as _data
 from .data import Column, Dataset, Schema, draft_schema
-from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace, row_norms, unit_rows
+from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace, row_norms, unit_rows, gaussian_epsilon, zcdp_split
 from .dprp import DPRP
 from .gauss import PCAGauss, RONGauss, _draw_released
 from .jl_release import jl_laplace_release, jl_laplace_scale
@@ -219,6 +219,7 @@ class Method:
     uses_labels = True             # releases the label column
     keeps_missing = False          # releases missing cells as a state of their own (then integer columns are nullable Int64)
     supports_dask = False          # accepts a Dask DataFrame (statistics by exact reductions, rows sampled on the workers)
+    composes_in_rho = False        # every charge of its fit is a Gaussian mechanism accounted in ρ (`calibrate` then shares ρ)
     released_attributes = ('ledger_',)
     public_attributes = ('classes_', 'n_', 'n_features_in_', 'delta_', 'codec_', 'public_')
 
@@ -320,13 +321,17 @@ def _method_prepare(self, data, label=None):
 Method._prepare = _method_prepare
 
 # %% ../nbs/60_release.ipynb #3e2f795f
-def _method_charge(self, step: str, mechanism: str, epsilon: float, delta: float = 0.0):
-    "Record one charge in the ledger (a step that sees the private data)."
-    self._charges.append(dict(step=step, mechanism=mechanism, epsilon=float(epsilon), delta=float(delta)))
+def _method_charge(self, step: str, mechanism: str, epsilon: float, delta: float = 0.0, rho: float | None = None):
+    "Record one charge in the ledger (a step that sees the private data); `rho`: its ρ if it is Gaussian mechanisms accounted in zCDP."
+    self._charges.append(dict(step=step, mechanism=mechanism, epsilon=float(epsilon), delta=float(delta), rho=rho))
 
 def _method_close_ledger(self, eps):
     "The ledger as a table, with each charge's share of ε; refuses (a bug, never data-dependent) if the totals exceed the request."
-    L = pd.DataFrame(self._charges, columns=['step', 'mechanism', 'epsilon', 'delta'])
+    L = pd.DataFrame(self._charges, columns=['step', 'mechanism', 'epsilon', 'delta', 'rho'])
+    if getattr(self, '_in_rho', False):    # parts split in ρ (`zcdp_split`): their ρ add, and Σρ converts exactly at δ
+        r = L['rho'].astype(float); e = gaussian_epsilon(1.0 / math.sqrt(2 * r.sum()), 1.0, self.delta_)
+        L['epsilon'], L['delta'] = e * r / r.sum(), self.delta_ * r / r.sum()   # each step's part, in proportion to its ρ
+    else: L = L.drop(columns='rho')
     L['share'] = L['epsilon'] / eps
     e, d = L['epsilon'].sum(), L['delta'].sum()
     if e > eps * (1 + 1e-9) or d > self.delta_ * (1 + 1e-9) + 1e-300:
@@ -335,6 +340,7 @@ def _method_close_ledger(self, eps):
     self.ledger_ = L
 
 Method._charge, Method._close_ledger = _method_charge, _method_close_ledger
+
 
 # %% ../nbs/60_release.ipynb #5cd6bb7a
 from .copula import CopulaGauss as _CopulaGauss, _decode_column
@@ -358,7 +364,8 @@ def _calibration_fit(self:Method, E, y, eps:float, delta:float, sampler:str, rng
             if k != c.label and sch[k].kind in ('numeric', 'integer')}
     if not cols: raise ValueError("calibrate: the schema has no numeric or integer column to calibrate; use calibrate=0")
     m = _CopulaGauss(cols, eps, delta, dependence='independent', rng=rng, sampler=sampler).fit(c.decode(E, y)[list(cols)])
-    self._charge('marginal calibration: histograms of the numeric columns (ρ-zCDP)', 'Gaussian mechanism (zCDP)', eps, delta)
+    self._charge(f'marginal calibration: histograms of the numeric columns (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)',
+                 eps, delta, rho=m.rho_)
     self._calibration = m
 
 @patch
@@ -371,6 +378,16 @@ def _calibrated(self:Method, out:pd.DataFrame, rng) -> pd.DataFrame:
         v = quantile_map(out[k].to_numpy(dtype=float, na_value=np.nan), m.states_[k], m.probs_[k], rng)
         out[k] = pd.Series(v, index=out.index).round().astype(out[k].dtype) if m.states_[k]['kind'] == 'values' or m.states_[k].get('integer') else v
     return out
+
+@patch
+def _budget_parts(self:Method, eps:float, s:float) -> tuple:
+    "(ε, δ) of the calibration and of the fit for calibration share `s`: shares of ρ if both are Gaussian in ρ, else of ε and δ."
+    d = self.delta_
+    self._in_rho = bool(s) and self.composes_in_rho
+    if self._in_rho:                                           # exact: the two parts' ρ add (`zcdp_split`)
+        e_c, e_m = zcdp_split(eps, d, [s, 1 - s])
+        return (e_c, d), (e_m, d)
+    return (s * eps, s * d), ((1 - s) * eps, (1 - s) * d if self.uses_delta else 0.0)   # basic composition
 
 
 # %% ../nbs/60_release.ipynb #d689928d
@@ -393,9 +410,10 @@ def fit(self:Method, data, label=None, allow_drafted: bool = False):
     self._charges = []
     root = as_rng(self.rng)
     fit_rng, self._rng_ = _stream(root), _stream(root)      # the fit's noise and the sampling draw from unrelated streams
-    s = float(getattr(self, '_calibrate', 0.0) or 0.0)         # share of ε and δ for marginal calibration (0: none)
-    if s: self._calibration_fit(E, y, s * eps, s * self.delta_, sampler, _stream(root))
-    self._fit(E, y, (1 - s) * eps, (1 - s) * self.delta_ if self.uses_delta else 0.0, sampler, fit_rng)
+    s = float(getattr(self, '_calibrate', 0.0) or 0.0)         # share for marginal calibration (0: none)
+    (e_c, d_c), (e_m, d_m) = self._budget_parts(eps, s)
+    if s: self._calibration_fit(E, y, e_c, d_c, sampler, _stream(root))
+    self._fit(E, y, e_m, d_m, sampler, fit_rng)
     self._close_ledger(eps)
     return self
 
@@ -700,6 +718,7 @@ class SuffStatRelease(Method):
     needs_public = 'schema (bounds, categories), classes, n'
     released_attributes = ('ledger_', 'model_')
     supports_dask = True
+    composes_in_rho = True         # counts, centre, sums and moments: Gaussian mechanisms accounted in ρ
 
     def _needs_labels(self): return True
 
@@ -708,7 +727,7 @@ class SuffStatRelease(Method):
         m = SuffStatGauss(epsilon=eps, delta=delta, bounds=(np.zeros(w), np.ones(w)),
                           classes=list(range(len(self.classes_))), rng=rng, sampler=sampler).fit(E, y)
         self._charge(f'counts, centre, class sums, pooled second moment (ρ-zCDP, ρ = {m.rho_:.4g})',
-                     'Gaussian mechanism (zCDP)', eps, delta)
+                     'Gaussian mechanism (zCDP)', eps, delta, rho=m.rho_)
         self.model_ = m
 
     def _sample(self, n, rng):
@@ -747,10 +766,11 @@ class CopulaRelease(Method):
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins='auto',
-                 clip_factor=0.5, sums_share: float = 0.5, shrink='auto', range_share: float = 0.0, scale_share: float = 0.1):
+                 clip_factor=0.5, sums_share: float = 0.5, shrink='auto', range_share: float = 0.0, scale_share: float = 0.1,
+                 atoms: bool = False):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.dependence, self.split, self.bins, self.clip_factor, self.sums_share = dependence, split, bins, clip_factor, sums_share
-        self.shrink, self.range_share, self.scale_share = shrink, range_share, scale_share
+        self.shrink, self.range_share, self.scale_share, self.atoms = shrink, range_share, scale_share, atoms
 
     def fit(self, data, label=None, allow_drafted: bool = False):
         "As `Method.fit`, with the caller's own columns kept for `_fit` only (dropped on return and on any error)."
@@ -763,17 +783,21 @@ class CopulaRelease(Method):
         c = self.codec_; sch = c.schema.columns; df = c.sanitize(df)   # the public rule: nothing about the data is refused
         cols = {k: dict(kind=sch[k].kind, categories=sch[k].categories, lower=sch[k].lower, upper=sch[k].upper) for k in c.order}
         m = CopulaGauss(cols, eps, delta, label=c.label, dependence=self.dependence, split=self.split, bins=self.bins,
-                        clip_factor=self.clip_factor, sums_share=self.sums_share, shrink=self.shrink, range_share=self.range_share, scale_share=self.scale_share, rng=rng, sampler=sampler).fit(df)
+                        clip_factor=self.clip_factor, sums_share=self.sums_share, shrink=self.shrink, range_share=self.range_share, scale_share=self.scale_share,
+                        atoms=self.atoms, rng=rng, sampler=sampler).fit(df)
         er = m.budget_['ranges_epsilon']
         if er > 0: self._charge('private ranges of the binned numeric columns', 'exponential mechanism (dp_quantile)', er, 0.0)
         self._charge(f'histograms + copula second moments (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)', eps - er, delta)
         self.model_ = m
 
-    def sample(self, n: int | None = None) -> pd.DataFrame:
-        "A released table of `n` rows in the caller's columns, order and dtypes (missing cells kept). Post-processing only."
-        if not hasattr(self, 'ledger_'): raise ValueError("this CopulaRelease is not fitted yet: call fit(data) first")
-        out = self.model_.sample(self.n_ if n is None else check_int(n, 'n'))
-        return pd.DataFrame({k: _copula_cast(self.codec_.schema.columns[k], out[k]) for k in self.codec_.order})
+# %% ../nbs/60_release.ipynb #328e22bc
+@patch
+def sample(self:CopulaRelease, n: int | None = None) -> pd.DataFrame:
+    "A released table of `n` rows in the caller's columns, order and dtypes (missing cells kept). Post-processing only."
+    if not hasattr(self, 'ledger_'): raise ValueError("this CopulaRelease is not fitted yet: call fit(data) first")
+    out = self.model_.sample(self.n_ if n is None else check_int(n, 'n'))
+    return pd.DataFrame({k: _copula_cast(self.codec_.schema.columns[k], out[k]) for k in self.codec_.order})
+
 
 # %% ../nbs/60_release.ipynb #d1a104f7
 METHODS: dict = {}
@@ -856,7 +880,7 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
             classes=None, # public list of label values (default: the schema's categories of the label)
             allow_drafted: bool = False, # accept schema fields drafted from the data (NOT private; teaching only)
             dry_run: bool = False, # return the `dpnotes.plan.Plan` (ledger, noise scales, forecast) and touch no private value
-            calibrate: float = 0.0, # share of ε and δ for marginal calibration (quantile map of the numeric columns; 0: none)
+            calibrate: float = 0.0, # budget share for marginal calibration (quantile map of the numeric columns; 0: none): of ρ for methods accounted in ρ, else of ε and δ
             **params, # method-specific parameters (see the adapter class)
            ) -> Release:
     "Release `data` with `method` at (ε, δ): a DP table in the input's columns, units and dtypes, a ledger and the public inputs."
@@ -870,7 +894,8 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
         from dpnotes.plan import plan_release
         sch = schema if schema is not None else (None if is_dask(data) else _frame_of(data, label)[2])
         if sch is None: raise ValueError("dry_run: pass the public schema= (a dry run reads nothing else)")
-        return plan_release(sch, method, epsilon, delta=delta, rows=None if is_dask(data) else len(_frame_of(data, label)[0]), label=label)
+        return plan_release(sch, method, epsilon, delta=delta, rows=None if is_dask(data) else len(_frame_of(data, label)[0]), label=label,
+                            calibrate=calibrate, **params)
     est = cls(epsilon=epsilon, delta=delta, schema=schema, classes=classes, rng=rng, sampler=sampler, **params)
     if not (isinstance(calibrate, (int, float)) and 0 <= calibrate < 1): raise ValueError(f"calibrate: a share in [0, 1), got {calibrate!r}")
     if calibrate and (not cls.original_units or is_dask(data)):

@@ -222,6 +222,16 @@ def test_front_door_copula_non_default_options():
     assert res.passes(EPS), res
 
 
+def test_front_door_copula_atoms():
+    """release() of the copula with states exactly on the public bounds (`atoms=True`) on the pair where one row lies
+    beyond a bound (clipped onto it: the upper atom in one table, a bin in the other)."""
+    (_, D, _), = front_door_pairs(('out_of_bounds',))
+    m = front_door_call('copula-gauss', atoms=True)(D)['object'].model.model_
+    assert m.atoms and any(st.get('atoms') for st in m.states_.values()), 'the option did not reach the model'
+    res = audit_front_door('copula-gauss', 'release', 'out_of_bounds', n_runs=FRONT_RUNS, rng=12, atoms=True)
+    assert res.passes(EPS), res
+
+
 @pytest.mark.parametrize('control', ['dtypes follow the input', 'refuses out-of-domain data'])
 def test_front_door_leaky_control_is_caught(control):
     kind, path = CONTROL_CASES[control]
