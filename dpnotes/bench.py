@@ -254,7 +254,8 @@ def _m_copula(kind='doc', **opts):
         cols[lab] = dict(kind='categorical', categories=list(classes))
         df = Xa.copy(); df[lab] = np.asarray(ya)
         t0, c0 = time.perf_counter(), time.process_time()
-        m = CopulaGauss(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler, complete=list(Xa.columns), **opts).fit(df)
+        kw = {'atoms': False, **opts}       # `Copula` and its levers: the copula as measured before atoms became the default
+        m = CopulaGauss(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler, complete=list(Xa.columns), **kw).fit(df)
         out = m.sample(len(Xa))
         fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
         Xs = out[list(Xa.columns)].astype(float); ys = pd.Series(list(out[lab]), name=getattr(ya, 'name', None)).astype(np.asarray(ya).dtype)
@@ -281,7 +282,7 @@ COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split
     # the class means denoised by post-processing (`denoise_means` in 26_copula; no privacy cost)
     'Copula (means eb)': _m_copula(mean_shrink='eb'), 'Copula (means soft)': _m_copula(mean_shrink='soft'),
     # states exactly on the public bounds for the binned columns (`atoms` in 26_copula)
-    'Copula (atoms)': _m_copula(atoms=True)}
+    'Copula (atoms)': _m_copula(atoms=True), 'Copula (atoms threshold)': _m_copula(atoms='threshold')}
 METHODS.update(COPULA_VARIANTS)
 
 # %% ../nbs/80_benchmark.ipynb #c160c215

@@ -18,7 +18,7 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
 __all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
            'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins',
            'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss',
-           'denoise_means']
+           'atom_threshold', 'drop_weak_atoms', 'denoise_means']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -209,7 +209,7 @@ class CopulaGauss:
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
                  scale_share:float=0.1,      # share of ρ for the scale ranges of the binned columns (`_scale_ranges`; 0: none)
                  complete=(),                # columns declared (publicly) to have no missing cells: no missing state
-                 atoms:bool=False,           # binned columns also get the states 'exactly on the lower / upper bound' (public)
+                 atoms='threshold',          # binned columns also get states exactly on their bounds (public), kept only above `atom_threshold`; True: always kept; False: none
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler ('safe': the float-safe discrete Gaussian)
                 ):
@@ -234,7 +234,8 @@ def _validate(self:CopulaGauss, df):
     if not 0 <= self.scale_share < 1: raise ValueError(f"scale_share must lie in [0, 1), got {self.scale_share}")
     if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
     if self.max_states != 'auto': check_int(self.max_states, 'max_states')
-    if not isinstance(self.atoms, (bool, np.bool_)): raise ValueError(f"atoms must be True or False, got {self.atoms!r}")
+    if not (isinstance(self.atoms, (bool, np.bool_)) or (isinstance(self.atoms, str) and self.atoms == 'threshold')):
+        raise ValueError(f"atoms must be False, True or 'threshold', got {self.atoms!r}")
     if self.clip_factor != 'auto': check_positive(self.clip_factor, 'clip_factor')
     if not 0 < self.sums_share < 1: raise ValueError(f"sums_share must lie in (0, 1), got {self.sums_share}")
     if not (self.mean_shrink is None or (isinstance(self.mean_shrink, str) and self.mean_shrink in _MEAN_SHRINK)):
@@ -325,6 +326,20 @@ def _noisy_blocks(blocks:dict, sigma:float, rng, sampler:str) -> dict:
     return dict(zip(names, np.split(noisy, np.cumsum(sizes)[:-1])))
 
 
+# %% ../nbs/26_copula.ipynb #bc1e8a48
+def atom_threshold(sigma:float, m:int) -> float:
+    "τ = σ√(2 ln m): the noisy count an atom state must exceed to keep its mass, for m atom states with noise σ (public inputs)."
+    return check_positive(sigma, 'sigma') * math.sqrt(2 * math.log(max(check_int(m, 'm'), 2)))
+
+def drop_weak_atoms(p, noisy, st:dict, tau:float) -> np.ndarray:
+    "Released probabilities `p` of one column with each atom state set to 0 where its noisy count is at most `tau`, renormalised (post-processing)."
+    p = np.asarray(p, float).copy()
+    if st['kind'] != 'bins' or not st.get('atoms'): return p
+    k = int(st['missing']); weak = [i for i in (k, k + len(st['edges'])) if noisy[i] <= tau]   # the lower and the upper atom
+    p[weak] = 0.0
+    return p / p.sum() if p.sum() > 0 else p
+
+
 # %% ../nbs/26_copula.ipynb #46e68442
 @patch
 def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
@@ -337,7 +352,10 @@ def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
     nc = _noisy_blocks({c: np.bincount(g[codes[c]], minlength=g.max() + 1).astype(float) for c, g in grp.items()}, sc, rng, self.sampler)
     out.update({c: tree_estimate(nf[c], nc[c], grp[c], sf, sc) for c in grp})
     self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
-    return {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
+    probs = {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
+    if self.atoms != 'threshold': return probs
+    m = 2 * sum(1 for c in names if self.states_[c].get('atoms'))          # atom states of the release (public)
+    return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sf if c in grp else s1, m)) for c in names}
 
 
 # %% ../nbs/26_copula.ipynb #cf00d0e7

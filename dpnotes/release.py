@@ -363,7 +363,7 @@ def _calibration_fit(self:Method, E, y, eps:float, delta:float, sampler:str, rng
     cols = {k: dict(kind=sch[k].kind, lower=sch[k].lower, upper=sch[k].upper) for k in c.order
             if k != c.label and sch[k].kind in ('numeric', 'integer')}
     if not cols: raise ValueError("calibrate: the schema has no numeric or integer column to calibrate; use calibrate=0")
-    m = _CopulaGauss(cols, eps, delta, dependence='independent', rng=rng, sampler=sampler).fit(c.decode(E, y)[list(cols)])
+    m = _CopulaGauss(cols, eps, delta, dependence='independent', atoms=False, rng=rng, sampler=sampler).fit(c.decode(E, y)[list(cols)])
     self._charge(f'marginal calibration: histograms of the numeric columns (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)',
                  eps, delta, rho=m.rho_)
     self._calibration = m
@@ -767,7 +767,7 @@ class CopulaRelease(Method):
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins='auto',
                  clip_factor=0.5, sums_share: float = 0.5, shrink='auto', range_share: float = 0.0, scale_share: float = 0.1,
-                 atoms: bool = False):
+                 atoms='threshold'):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.dependence, self.split, self.bins, self.clip_factor, self.sums_share = dependence, split, bins, clip_factor, sums_share
         self.shrink, self.range_share, self.scale_share, self.atoms = shrink, range_share, scale_share, atoms
