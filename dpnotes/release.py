@@ -329,7 +329,9 @@ def _method_close_ledger(self, eps):
     "The ledger as a table, with each charge's share of ε; refuses (a bug, never data-dependent) if the totals exceed the request."
     L = pd.DataFrame(self._charges, columns=['step', 'mechanism', 'epsilon', 'delta', 'rho'])
     if getattr(self, '_in_rho', False):    # parts split in ρ (`zcdp_split`): their ρ add, and Σρ converts exactly at δ
-        r = L['rho'].astype(float); e = gaussian_epsilon(1.0 / math.sqrt(2 * r.sum()), 1.0, self.delta_)
+        r = L['rho'].astype(float)
+        if not (r > 0).all(): raise RuntimeError(f"{self.name}: a step composed in ρ has no ρ in the ledger — please report this bug")
+        e = gaussian_epsilon(1.0 / math.sqrt(2 * r.sum()), 1.0, self.delta_)
         L['epsilon'], L['delta'] = e * r / r.sum(), self.delta_ * r / r.sum()   # each step's part, in proportion to its ρ
     else: L = L.drop(columns='rho')
     L['share'] = L['epsilon'] / eps
