@@ -365,7 +365,8 @@ def _calibration_fit(self:Method, E, y, eps:float, delta:float, sampler:str, rng
     cols = {k: dict(kind=sch[k].kind, lower=sch[k].lower, upper=sch[k].upper) for k in c.order
             if k != c.label and sch[k].kind in ('numeric', 'integer')}
     if not cols: raise ValueError("calibrate: the schema has no numeric or integer column to calibrate; use calibrate=0")
-    m = _CopulaGauss(cols, eps, delta, dependence='independent', atoms=False, rng=rng, sampler=sampler).fit(c.decode(E, y)[list(cols)])
+    m = _CopulaGauss(cols, eps, delta, dependence='independent', atoms=False,   # plain bins: atoms were judged for the copula only
+                     rng=rng, sampler=sampler).fit(c.decode(E, y)[list(cols)])
     self._charge(f'marginal calibration: histograms of the numeric columns (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)',
                  eps, delta, rho=m.rho_)
     self._calibration = m
