@@ -15,9 +15,8 @@ import numpy as np
 import pandas as pd
 
 from .data import Schema
-from .release import METHODS, as_schema, default_delta, release
+from .release import METHODS, as_schema, calibration_budget, default_delta, release
 from .suffstat import SENSITIVITY, gauss_sigma_rho, split_rho, zcdp_rho
-from .privacy import zcdp_split
 
 # %% auto #0
 __all__ = ['N_GRID', 'suffstat_sigmas', 'public_table', 'plan_ledger', 'suffstat_noise', 'suffstat_forecast', 'Plan',
@@ -152,8 +151,8 @@ def plan_release(schema, # the public `Schema` (or its dict / JSON path)
     d = float(delta) if delta is not None else default_delta(n_led)
     notes = [] if delta is not None else [f"δ = min(1e-5, 1/(10 n)) at n = {n_led:,}" + ('' if rows else ' (pass a row estimate for yours)')]
     noise = forecast = None
-    if method == 'suffstat-gauss' and label is not None:       # with calibration the fit spends (1 − s)ρ (`zcdp_split`)
-        noise, p = suffstat_noise(sch, label, zcdp_split(epsilon, d, [calibrate, 1 - calibrate])[1] if calibrate else epsilon, d)
+    if method == 'suffstat-gauss' and label is not None:       # with calibration the fit spends only its part of the budget
+        noise, p = suffstat_noise(sch, label, calibration_budget(METHODS[method], epsilon, d, calibrate)[1][0], d)
         forecast = suffstat_forecast(sch, label, p, ns)
         notes += [f"clipping radius {p['radius']:.4g} on the centred unit box (rule 0.5·√(width/12), width {p['width']}); "
                   "rows beyond it are shrunk, a bias that depends on the data and is not in the forecast",

@@ -25,9 +25,9 @@ __all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'NONFINITE_ROWS', 'as_rn
            'replace_one', 'remove_one', 'add_one', 'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise',
            'laplace_scale', 'laplace_mech', 'gaussian_delta', 'gaussian_sigma_analytic', 'zcdp_rho',
            'gaussian_sigma_classic', 'gaussian_sigma_dprp', 'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon',
-           'zcdp_split', 'BudgetExceeded', 'Budget', 'safe_grid', 'add_laplace', 'add_gaussian', 'check_classes',
-           'documented_classes', 'dp_quantile', 'private_bounds', 'row_norms', 'unit_rows', 'normalize_rows',
-           'clip_rows', 'sym_from_upper', 'upper_vec', 'from_upper_vec', 'symmetric_noise']
+           'zcdp_epsilon', 'zcdp_split', 'BudgetExceeded', 'Budget', 'safe_grid', 'add_laplace', 'add_gaussian',
+           'check_classes', 'documented_classes', 'dp_quantile', 'private_bounds', 'row_norms', 'unit_rows',
+           'normalize_rows', 'clip_rows', 'sym_from_upper', 'upper_vec', 'from_upper_vec', 'symmetric_noise']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -285,6 +285,12 @@ def gaussian_epsilon(sigma:float, sensitivity:float, delta:float) -> float:
     while f(hi) > 0: hi *= 2
     return optimize.brentq(f, 1e-12, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
 
+# %% ../nbs/00_privacy.ipynb #f052b092
+def zcdp_epsilon(rho:float, delta:float) -> float:
+    "The smallest ε for which a composition of Gaussian mechanisms of total ρ is (ε, δ)-DP: the inverse of `zcdp_rho` in ε."
+    return gaussian_epsilon(1.0 / math.sqrt(2 * check_positive(rho, 'rho')), 1.0, delta)   # one Gaussian with Δ/σ = √(2ρ)
+
+
 # %% ../nbs/00_privacy.ipynb #a0d86e71
 def zcdp_split(epsilon:float, delta:float, shares) -> list:
     """The (ε, δ) of each part when parts that are compositions of Gaussian mechanisms share the ρ of (ε, δ): part i runs
@@ -292,7 +298,7 @@ def zcdp_split(epsilon:float, delta:float, shares) -> list:
     s = check_fractions(shares, 'shares')
     if np.any(s <= 0): raise ValueError(f"shares: every part needs a share > 0, got {s.tolist()}; drop the parts with none")
     rho, d = zcdp_rho(epsilon, delta), check_delta(delta, allow_zero=False)
-    return [gaussian_epsilon(1.0 / math.sqrt(2 * r), 1.0, d) * (1 - 1e-9) for r in s * rho]
+    return [zcdp_epsilon(r, d) * (1 - 1e-9) for r in s * rho]
 
 
 # %% ../nbs/00_privacy.ipynb #71a8f7eb

@@ -23,7 +23,7 @@ import pandas as pd
 
 import dpnotes.data as _data
 from .data import Column, Dataset, Schema, draft_schema
-from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace, row_norms, unit_rows, gaussian_epsilon, zcdp_split
+from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace, row_norms, unit_rows, zcdp_epsilon, zcdp_split
 from .dprp import DPRP
 from .gauss import PCAGauss, RONGauss, _draw_released
 from .jl_release import jl_laplace_release, jl_laplace_scale
@@ -33,9 +33,10 @@ from .dpsyn import DPSyn
 
 # %% auto #0
 __all__ = ['SCHEMA_HINT', 'METHODS', 'as_schema', 'drafted_fields', 'TableCodec', 'default_delta', 'Method', 'quantile_map',
-           'DPRPRelease', 'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease',
-           'PCAGaussPaperRelease', 'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease',
-           'SuffStatRelease', 'CopulaRelease', 'register', 'methods', 'Release', 'release', 'wdbc_schema']
+           'calibration_budget', 'DPRPRelease', 'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease',
+           'PCAGaussRelease', 'PCAGaussPaperRelease', 'JLRelease', 'JLPaperRelease', 'DPSynRelease',
+           'DPSynPaperRelease', 'SuffStatRelease', 'CopulaRelease', 'register', 'methods', 'Release', 'release',
+           'wdbc_schema']
 
 # %% ../nbs/60_release.ipynb #c113c299
 def _to_dict(schema) -> dict:
@@ -331,7 +332,7 @@ def _method_close_ledger(self, eps):
     if getattr(self, '_in_rho', False):    # parts split in ρ (`zcdp_split`): their ρ add, and Σρ converts exactly at δ
         r = L['rho'].astype(float)
         if not (r > 0).all(): raise RuntimeError(f"{self.name}: a step composed in ρ has no ρ in the ledger — please report this bug")
-        e = gaussian_epsilon(1.0 / math.sqrt(2 * r.sum()), 1.0, self.delta_)
+        e = zcdp_epsilon(r.sum(), self.delta_)
         L['epsilon'], L['delta'] = e * r / r.sum(), self.delta_ * r / r.sum()   # each step's part, in proportion to its ρ
     else: L = L.drop(columns='rho')
     L['share'] = L['epsilon'] / eps
@@ -382,15 +383,18 @@ def _calibrated(self:Method, out:pd.DataFrame, rng) -> pd.DataFrame:
         out[k] = pd.Series(v, index=out.index).round().astype(out[k].dtype) if m.states_[k]['kind'] == 'values' or m.states_[k].get('integer') else v
     return out
 
+def calibration_budget(cls, eps:float, delta:float, s:float) -> tuple:
+    "((ε, δ) of the calibration, (ε, δ) of the fit) of method class `cls` for calibration share `s`: shares of ρ if it composes in ρ, else of ε and δ."
+    if s and cls.composes_in_rho:                              # exact: the two parts' ρ add (`zcdp_split`)
+        e_c, e_m = zcdp_split(eps, delta, [s, 1 - s])
+        return (e_c, delta), (e_m, delta)
+    return (s * eps, s * delta), ((1 - s) * eps, (1 - s) * delta if cls.uses_delta else 0.0)   # basic composition
+
 @patch
 def _budget_parts(self:Method, eps:float, s:float) -> tuple:
-    "(ε, δ) of the calibration and of the fit for calibration share `s`: shares of ρ if both are Gaussian in ρ, else of ε and δ."
-    d = self.delta_
+    "`calibration_budget` of this method at its δ; remembers whether the ledger composes in ρ."
     self._in_rho = bool(s) and self.composes_in_rho
-    if self._in_rho:                                           # exact: the two parts' ρ add (`zcdp_split`)
-        e_c, e_m = zcdp_split(eps, d, [s, 1 - s])
-        return (e_c, d), (e_m, d)
-    return (s * eps, s * d), ((1 - s) * eps, (1 - s) * d if self.uses_delta else 0.0)   # basic composition
+    return calibration_budget(type(self), eps, self.delta_, s)
 
 
 # %% ../nbs/60_release.ipynb #d689928d
