@@ -755,7 +755,9 @@ FRONT_OPTIONS = (('copula-gauss', dict(sums_share=0.9, clip_factor=0.25), 24),
                  ('copula-gauss', dict(clip_factor='auto'), 24),      # κ = 0.25: 24 < copula_min_rows(4, 1) = 315
                  ('copula-gauss', dict(clip_factor='auto'), 320),     # κ = 0.5: the other branch of clip_rule
                  ('suffstat-gauss', dict(calibrate=0.25), 24),     # calibration: ρ shared with the fit
-                 ('copula-gauss', dict(atoms=True), 24))            # states exactly on the public bounds
+                 ('copula-gauss', dict(atoms=True), 24),            # states exactly on the public bounds
+                 ('suffstat-gauss', dict(calibrate=0.25, calibrate_atoms='threshold'), 24),   # calibration histograms with atoms
+                 ('ron-gauss', dict(calibrate=0.25, calibrate_atoms='threshold'), 24))
 
 @dataclass
 class FrontCase:

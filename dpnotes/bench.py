@@ -288,8 +288,8 @@ METHODS.update(COPULA_VARIANTS)
 # %% ../nbs/80_benchmark.ipynb #c160c215
 CALIBRATE_SHARE = 0.25   # share of ε and δ for marginal calibration in the benchmark, fixed before its runs
 
-def _m_release(method:str, calibrate:float=0.0):
-    "Runner of a registered method through `release` on the design matrix (the `copula_kinds` schema), with or without marginal calibration."
+def _m_release(method:str, calibrate:float=0.0, calibrate_atoms=False):
+    "Runner of a registered method through `release` on the design matrix (the `copula_kinds` schema), with or without marginal calibration (atoms pinned: rows stay reproducible)."
     def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
         from dpnotes.release import release
         kinds, lab = copula_kinds(name, Xa.columns), '__label__'
@@ -298,7 +298,7 @@ def _m_release(method:str, calibrate:float=0.0):
         df = Xa.copy(); df[lab] = np.asarray(ya)
         t0, c0 = time.perf_counter(), time.process_time()
         r = release(df, method, eps, delta=1e-5, schema={'dpnotes_schema': 1, 'label': lab, 'columns': cols}, rng=rng,
-                    sampler=sampler, calibrate=calibrate)
+                    sampler=sampler, calibrate=calibrate, calibrate_atoms=calibrate_atoms)
         fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
         Xs = r.data[list(Xa.columns)].astype(float); ys = pd.Series(r.data[lab].to_numpy()).astype(np.asarray(ya).dtype)
         return dict(_tstr_of(Xs, ys, Xb, yb, rng), **fit)
@@ -306,6 +306,9 @@ def _m_release(method:str, calibrate:float=0.0):
 
 CALIBRATION_VARIANTS = {f'{lab} ({tag})': _m_release(m, s) for lab, m in (('DPRP', 'dprp'), ('RON-Gauss', 'ron-gauss'), ('PCA-Gauss', 'pca-gauss'),
                         ('DP-SYN', 'dp-syn'), ('SuffStatGauss', 'suffstat-gauss')) for tag, s in (('release', 0.0), ('calibrated', CALIBRATE_SHARE))}
+# the calibration histograms with states exactly on the bounds (`calibrate_atoms`, judged in 60_release)
+CALIBRATION_VARIANTS.update({f'{lab} (calibrated, atoms)': _m_release(m, CALIBRATE_SHARE, 'threshold') for lab, m in (
+    ('SuffStatGauss', 'suffstat-gauss'), ('RON-Gauss', 'ron-gauss'), ('DPRP', 'dprp'), ('PCA-Gauss', 'pca-gauss'), ('DP-SYN', 'dp-syn'))})
 METHODS.update(CALIBRATION_VARIANTS)
 
 

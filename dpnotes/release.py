@@ -366,7 +366,7 @@ def _calibration_fit(self:Method, E, y, eps:float, delta:float, sampler:str, rng
     cols = {k: dict(kind=sch[k].kind, lower=sch[k].lower, upper=sch[k].upper) for k in c.order
             if k != c.label and sch[k].kind in ('numeric', 'integer')}
     if not cols: raise ValueError("calibrate: the schema has no numeric or integer column to calibrate; use calibrate=0")
-    m = _CopulaGauss(cols, eps, delta, dependence='independent', atoms=False,   # plain bins: atoms were judged for the copula only
+    m = _CopulaGauss(cols, eps, delta, dependence='independent', atoms=getattr(self, '_calibrate_atoms', False),
                      rng=rng, sampler=sampler).fit(c.decode(E, y)[list(cols)])
     self._charge(f'marginal calibration: histograms of the numeric columns (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)',
                  eps, delta, rho=m.rho_)
@@ -874,6 +874,17 @@ def _scrub(obj, depth: int = 0):
         setattr(out, k, None if k in ('rng', 'seed', 'random_state', '_charges') else _scrub(v, depth + 1))
     return out
 
+# %% ../nbs/60_release.ipynb #0fd8e331
+def _check_calibrate(cls, method:str, data, calibrate, atoms):
+    "`release`'s `calibrate` and `calibrate_atoms` for method class `cls`, checked before any row is read (public inputs only)."
+    if not (isinstance(calibrate, (int, float)) and 0 <= calibrate < 1): raise ValueError(f"calibrate: a share in [0, 1), got {calibrate!r}")
+    if calibrate and (not cls.original_units or is_dask(data)):
+        raise ValueError(f"calibrate: method {method!r} on this input has no table in original units to calibrate; use calibrate=0")
+    if calibrate and not getattr(cls, 'calibratable', True):
+        raise ValueError(f"calibrate: method {method!r} releases its own noisy marginals already (a share would be charged for nothing); use calibrate=0")
+    if not (isinstance(atoms, bool) or atoms == 'threshold'): raise ValueError(f"calibrate_atoms: False, True or 'threshold', got {atoms!r}")
+
+
 # %% ../nbs/60_release.ipynb #dd6f228e
 def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`, or a Dask DataFrame (methods with `dask` in `methods()`)
             method: str, # a name in `methods()`
@@ -888,6 +899,7 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
             allow_drafted: bool = False, # accept schema fields drafted from the data (NOT private; teaching only)
             dry_run: bool = False, # return the `dpnotes.plan.Plan` (ledger, noise scales, forecast) and touch no private value
             calibrate: float = 0.0, # budget share for marginal calibration (quantile map of the numeric columns; 0: none): of ρ for methods accounted in ρ, else of ε and δ
+            calibrate_atoms=False, # the calibration histograms' states exactly on the bounds: False, True or 'threshold' (as `atoms` of `CopulaGauss`)
             **params, # method-specific parameters (see the adapter class)
            ) -> Release:
     "Release `data` with `method` at (ε, δ): a DP table in the input's columns, units and dtypes, a ledger and the public inputs."
@@ -904,12 +916,8 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
         return plan_release(sch, method, epsilon, delta=delta, rows=None if is_dask(data) else len(_frame_of(data, label)[0]), label=label,
                             calibrate=calibrate, **params)
     est = cls(epsilon=epsilon, delta=delta, schema=schema, classes=classes, rng=rng, sampler=sampler, **params)
-    if not (isinstance(calibrate, (int, float)) and 0 <= calibrate < 1): raise ValueError(f"calibrate: a share in [0, 1), got {calibrate!r}")
-    if calibrate and (not cls.original_units or is_dask(data)):
-        raise ValueError(f"calibrate: method {method!r} on this input has no table in original units to calibrate; use calibrate=0")
-    if calibrate and not getattr(cls, 'calibratable', True):
-        raise ValueError(f"calibrate: method {method!r} releases its own noisy marginals already (a share would be charged for nothing); use calibrate=0")
-    est._calibrate = float(calibrate)
+    _check_calibrate(cls, method, data, calibrate, calibrate_atoms)
+    est._calibrate, est._calibrate_atoms = float(calibrate), calibrate_atoms
     est.fit(data, label=label, allow_drafted=allow_drafted)
     out = est.sample(n)
     return Release(out, est.ledger_.copy(), _public_table(est, n), method, float(epsilon), est.delta_, cls.private,
