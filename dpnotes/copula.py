@@ -15,9 +15,9 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
                              gaussian_sigma_analytic, dp_quantile, clip_rows, BOUND_GRID, zcdp_rho)
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'n_states', 'state_codes', 'project_simplex',
-           'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation', 'auto_bins',
-           'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss',
+__all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'atom_states', 'n_states', 'state_codes',
+           'project_simplex', 'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation',
+           'auto_bins', 'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss',
            'atom_threshold', 'drop_weak_atoms', 'denoise_means']
 
 # %% ../nbs/26_copula.ipynb #af85a370
@@ -41,9 +41,13 @@ def column_states(spec:dict, bins:int=40, max_states:int=128, missing:bool=True,
     e = np.linspace(lo, hi, check_int(bins, 'bins') + 1) if edges is None else np.unique(np.asarray(edges, float))
     return dict(kind='bins', edges=e, integer=integral, lower=lo, upper=hi, missing=bool(missing), atoms=bool(atoms))
 
+def atom_states(st:dict) -> tuple:
+    "(lower, upper): where a binned column's atoms sit among its non-missing states (the lower atom, the bins, the upper atom); () without atoms."
+    return (0, len(st['edges'])) if st['kind'] == 'bins' and st.get('atoms') else ()
+
 def n_states(st:dict) -> int:
     "Number of states of a column (the missing state included)."
-    core = len(st['edges']) - 1 + 2 * int(st.get('atoms', False)) if st['kind'] == 'bins' else len(st['values'])
+    core = len(st['edges']) - 1 + len(atom_states(st)) if st['kind'] == 'bins' else len(st['values'])
     return core + int(st['missing'])
 
 # %% ../nbs/26_copula.ipynb #8005186d
@@ -73,9 +77,9 @@ def state_codes(values, st:dict, name:str='column') -> tuple:
         else:
             e = st['edges']; c = np.clip(np.searchsorted(e, x, side='right') - 1, 0, len(e) - 2)
             w = np.clip((x - e[c]) / (e[c + 1] - e[c]), 0.0, 1.0)
-            if st.get('atoms'):                  # state 0: exactly the lower bound, then the bins, then exactly the upper bound
-                at = (x == st['lower']) | (x == st['upper'])
-                c = np.where(x == st['lower'], 0, np.where(x == st['upper'], len(e), c + 1)); w = np.where(at, 0.5, w)
+            if atom_states(st):                  # the lower atom, then the bins, then the upper atom
+                (a0, a1), lo, hi = atom_states(st), x == st['lower'], x == st['upper']
+                c = np.where(lo, a0, np.where(hi, a1, c + a0 + 1)); w = np.where(lo | hi, 0.5, w)
         c = np.where(miss, -1, c); w = np.where(miss, 0.5, w)
     if not st['missing']:
         if np.any(c < 0): raise ValueError(f"column {name!r}: has missing cells but was declared without a missing state")
@@ -209,7 +213,7 @@ class CopulaGauss:
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
                  scale_share:float=0.1,      # share of ρ for the scale ranges of the binned columns (`_scale_ranges`; 0: none)
                  complete=(),                # columns declared (publicly) to have no missing cells: no missing state
-                 atoms='threshold',          # binned columns also get states exactly on their bounds (public), kept only above `atom_threshold`; True: always kept; False: none
+                 atoms='threshold',          # binned columns also get states exactly on their bounds (public), kept only above `atom_threshold`; 'merge': a weak atom's mass goes to its neighbouring bin; True: always kept; False: none
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler ('safe': the float-safe discrete Gaussian)
                 ):
@@ -234,8 +238,8 @@ def _validate(self:CopulaGauss, df):
     if not 0 <= self.scale_share < 1: raise ValueError(f"scale_share must lie in [0, 1), got {self.scale_share}")
     if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
     if self.max_states != 'auto': check_int(self.max_states, 'max_states')
-    if not (isinstance(self.atoms, (bool, np.bool_)) or (isinstance(self.atoms, str) and self.atoms == 'threshold')):
-        raise ValueError(f"atoms must be False, True or 'threshold', got {self.atoms!r}")
+    if not (isinstance(self.atoms, (bool, np.bool_)) or (isinstance(self.atoms, str) and self.atoms in ('threshold', 'merge'))):
+        raise ValueError(f"atoms must be False, True, 'threshold' or 'merge', got {self.atoms!r}")
     if self.clip_factor != 'auto': check_positive(self.clip_factor, 'clip_factor')
     if not 0 < self.sums_share < 1: raise ValueError(f"sums_share must lie in (0, 1), got {self.sums_share}")
     if not (self.mean_shrink is None or (isinstance(self.mean_shrink, str) and self.mean_shrink in _MEAN_SHRINK)):
@@ -331,12 +335,13 @@ def atom_threshold(sigma:float, m:int) -> float:
     "τ = σ√(2 ln m): the noisy count an atom state must exceed to keep its mass, for m atom states with noise σ (public inputs)."
     return check_positive(sigma, 'sigma') * math.sqrt(2 * math.log(max(check_int(m, 'm'), 2)))
 
-def drop_weak_atoms(p, noisy, st:dict, tau:float) -> np.ndarray:
-    "Released probabilities `p` of one column with each atom state set to 0 where its noisy count is at most `tau`, renormalised (post-processing)."
-    p = np.asarray(p, float).copy()
-    if st['kind'] != 'bins' or not st.get('atoms'): return p
-    k = int(st['missing']); weak = [i for i in (k, k + len(st['edges'])) if noisy[i] <= tau]   # the lower and the upper atom
-    p[weak] = 0.0
+def drop_weak_atoms(p, noisy, st:dict, tau:float, merge:bool=False) -> np.ndarray:
+    "Released probabilities `p` of one column with each atom state whose noisy count is at most `tau` emptied: set to 0 and the column renormalised, or, with `merge`, its mass given to the neighbouring bin (post-processing)."
+    p = np.asarray(p, float).copy(); k = int(st['missing'])
+    for i, step in zip(atom_states(st), (1, -1)):       # the lower atom's neighbour is the first bin, the upper atom's the last
+        if noisy[k + i] <= tau:
+            if merge: p[k + i + step] += p[k + i]
+            p[k + i] = 0.0
     return p / p.sum() if p.sum() > 0 else p
 
 
@@ -353,9 +358,10 @@ def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
     out.update({c: tree_estimate(nf[c], nc[c], grp[c], sf, sc) for c in grp})
     self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
     probs = {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
-    if self.atoms != 'threshold': return probs
-    m = 2 * sum(1 for c in names if self.states_[c].get('atoms'))          # atom states of the release (public)
-    return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sf if c in grp else s1, m)) for c in names}
+    if self.atoms not in ('threshold', 'merge'): return probs
+    m = sum(len(atom_states(self.states_[c])) for c in names)                # atom states of the release (public)
+    return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sf if c in grp else s1, m), merge=self.atoms == 'merge')
+            for c in names}
 
 
 # %% ../nbs/26_copula.ipynb #cf00d0e7
@@ -464,9 +470,9 @@ def _decode_column(u, st:dict, p) -> pd.Series:
         return pd.Series(np.where(miss, None, cats[s]), dtype=object)
     if st['kind'] == 'values': x = st['values'][s]
     else:
-        e = st['edges']; a = int(st.get('atoms', False)); b = np.clip(s - a, 0, len(e) - 2)
+        e, at = st['edges'], atom_states(st); b = np.clip(s - (at[0] + 1 if at else 0), 0, len(e) - 2)
         x = e[b] + w * (e[b + 1] - e[b])
-        if a: x = np.where(s == 0, st['lower'], np.where(s == len(e), st['upper'], x))   # the atoms: exactly on the bound
+        if at: x = np.where(s == at[0], st['lower'], np.where(s == at[1], st['upper'], x))   # the atoms: exactly on the bound
         if st['integer']: x = np.clip(np.rint(x), math.ceil(st['lower']), math.floor(st['upper']))
     return pd.Series(np.where(miss, np.nan, x))
 

@@ -882,7 +882,7 @@ def _check_calibrate(cls, method:str, data, calibrate, atoms):
         raise ValueError(f"calibrate: method {method!r} on this input has no table in original units to calibrate; use calibrate=0")
     if calibrate and not getattr(cls, 'calibratable', True):
         raise ValueError(f"calibrate: method {method!r} releases its own noisy marginals already (a share would be charged for nothing); use calibrate=0")
-    if not (isinstance(atoms, bool) or atoms == 'threshold'): raise ValueError(f"calibrate_atoms: False, True or 'threshold', got {atoms!r}")
+    if not (isinstance(atoms, bool) or atoms in ('threshold', 'merge')): raise ValueError(f"calibrate_atoms: False, True, 'threshold' or 'merge', got {atoms!r}")
 
 
 # %% ../nbs/60_release.ipynb #dd6f228e
@@ -899,7 +899,7 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
             allow_drafted: bool = False, # accept schema fields drafted from the data (NOT private; teaching only)
             dry_run: bool = False, # return the `dpnotes.plan.Plan` (ledger, noise scales, forecast) and touch no private value
             calibrate: float = 0.0, # budget share for marginal calibration (quantile map of the numeric columns; 0: none): of ρ for methods accounted in ρ, else of ε and δ
-            calibrate_atoms=False, # the calibration histograms' states exactly on the bounds: False, True or 'threshold' (as `atoms` of `CopulaGauss`)
+            calibrate_atoms=False, # the calibration histograms' states exactly on the bounds: False, True, 'threshold' or 'merge' (as `atoms` of `CopulaGauss`)
             **params, # method-specific parameters (see the adapter class)
            ) -> Release:
     "Release `data` with `method` at (ε, δ): a DP table in the input's columns, units and dtypes, a ledger and the public inputs."
