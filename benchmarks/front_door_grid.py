@@ -1,7 +1,7 @@
 """The front-door audit grid, case by case, one CSV row per case as it finishes (so a long run can be watched and resumed).
 
     python benchmarks/front_door_grid.py --part release   # release() for every private method, Dask layouts, controls, non-default options
-    python benchmarks/front_door_grid.py --part cli --runs 30   # the command (a forked process per run) for every private method
+    python benchmarks/front_door_grid.py --part cli --runs 30   # the command (a forked process per run) for every private method, and `CLI_OPTIONS`
     python benchmarks/front_door_grid.py --part fresh     # the command as a fresh interpreter (slow: a few cases)
 
 The cases come from `dpnotes.audit.front_door_cases` (the one list of methods, pairs, controls and options).
@@ -26,7 +26,8 @@ def cases(part):
         out = [c for c in front_door_cases(paths=('cli',), kinds=kinds, controls=False, options=False) if c.method != 'dp-syn']
         out.sort(key=lambda c: kinds.index(c.pair))                  # stable: every method on a pair before the next pair
         per = len({c.method for c in out})
-        return out[:4 * per] + [FrontCase('dp-syn', 'cli', k, runs=30) for k in DPSYN_CLI_PAIRS] + out[4 * per:]
+        opts = [c for c in front_door_cases(paths=('cli',), kinds=kinds, controls=False) if c.params and c.path == 'cli']   # `CLI_OPTIONS`
+        return out[:4 * per] + [FrontCase('dp-syn', 'cli', k, runs=30) for k in DPSYN_CLI_PAIRS] + out[4 * per:] + opts
     if part == 'fresh': return [FrontCase('suffstat-gauss', 'cli:fresh', k, runs=30) for k in ('label', 'text_1e999')]
     raise SystemExit(f"--part must be release, cli or fresh, got {part!r}")
 

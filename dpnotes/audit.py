@@ -35,9 +35,9 @@ from .privacy import as_rng, as_matrix, check_delta, check_epsilon, check_int, c
 
 # %% auto #0
 __all__ = ['NEIGHBOUR_KINDS', 'FRONT_KINDS', 'MARKERS', 'LAYOUTS', 'LEAKY_CONTROLS', 'CONTROL_CASES', 'CONTROL_RUNS',
-           'FRONT_PARAMS', 'FRONT_OPTIONS', 'clopper_pearson', 'AuditResult', 'audit_epsilon', 'release_features',
-           'audit_release', 'Data', 'adversarial_neighbours', 'unclassified_attributes', 'FrontData',
-           'front_door_table', 'front_door_pairs', 'table_observation', 'fine_bits', 'object_observation',
+           'FRONT_PARAMS', 'FRONT_OPTIONS', 'CLI_OPTIONS', 'clopper_pearson', 'AuditResult', 'audit_epsilon',
+           'release_features', 'audit_release', 'Data', 'adversarial_neighbours', 'unclassified_attributes',
+           'FrontData', 'front_door_table', 'front_door_pairs', 'table_observation', 'fine_bits', 'object_observation',
            'front_door_observation', 'front_door_call', 'audit_front_door', 'FrontCase', 'front_door_cases',
            'front_door_audit', 'SensitivityResult', 'search_sensitivity']
 
@@ -598,7 +598,7 @@ def _as_dask(df, sizes):
     ends = np.cumsum(sizes).tolist()
     return dd.from_delayed([dask.delayed(df.iloc[a:b]) for a, b in zip([0] + ends[:-1], ends)], meta=df.iloc[:0])
 
-def _run_cli(df, method, schema, epsilon, fresh: bool = False) -> dict:
+def _run_cli(df, method, schema, epsilon, fresh: bool = False, params=None) -> dict:
     """One `dpnotes release` run in a process of its own on `df` written as CSV: the table read back, printed text, exit
     status. `fresh`: a new interpreter (as a user runs it); otherwise a fork of this one (`_forked_main`: the same
     process boundary, without two seconds of imports per run)."""
@@ -606,6 +606,7 @@ def _run_cli(df, method, schema, epsilon, fresh: bool = False) -> dict:
         src, sch, dst = Path(d) / 'in.csv', Path(d) / 'schema.json', Path(d) / 'out.csv'
         df.to_csv(src, index=False); sch.write_text(json.dumps(schema))
         argv = ['release', str(src), '-o', str(dst), '--method', method, '--epsilon', repr(float(epsilon)), '--schema', str(sch)]
+        argv += [a for k, v in (params or {}).items() for a in ('--option', f'{k}={json.dumps(v)}')]   # as a user types them
         if fresh or not hasattr(os, 'fork'):
             p = subprocess.run([sys.executable, '-c', 'import sys; from dpnotes.cli import main; main(sys.argv[1:])', *argv],
                                capture_output=True, text=True, timeout=600)
@@ -656,7 +657,7 @@ def front_door_call(method: str, # a name in `dpnotes.release.methods()`
     schema = schema or front_door_table()[1]
     def run(data: FrontData, rng=None, seed=None, **kw):
         df = data.df
-        if path.startswith('cli'): return _run_cli(df, method, schema, epsilon, fresh=path == 'cli:fresh')
+        if path.startswith('cli'): return _run_cli(df, method, schema, epsilon, fresh=path == 'cli:fresh', params=params)
         if path.startswith('dask:'): df = _as_dask(df, data.layout or LAYOUTS[path[5:]](len(df)))
         return rel(df, method, epsilon, schema=schema, rng=seed, **{**params, **kw})
     def call(data, rng=None):
@@ -742,7 +743,7 @@ def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
     from dpnotes.release import METHODS
     delta = 0.0 if not METHODS[method].uses_delta else 1e-5       # the default δ = min(1e-5, 1/(10 n)) for n >= 10
     call = front_door_call(method, path, epsilon, candidate=D, control=control, release_fn=release_fn,
-                           **{**FRONT_PARAMS.get(method, {}), **params})
+                           **(params if path.startswith('cli') else {**FRONT_PARAMS.get(method, {}), **params}))   # the command: its defaults
     ctx = contextlib.nullcontext()
     if path.startswith('dask:'):
         import dask; ctx = dask.config.set(scheduler='synchronous')
@@ -758,6 +759,8 @@ FRONT_OPTIONS = (('copula-gauss', dict(sums_share=0.9, clip_factor=0.25), 24),
                  ('copula-gauss', dict(atoms=True), 24),            # states exactly on the public bounds
                  ('suffstat-gauss', dict(calibrate=0.25, calibrate_atoms='threshold'), 24),   # calibration histograms with atoms
                  ('ron-gauss', dict(calibrate=0.25, calibrate_atoms='threshold'), 24))
+# and through the command (`--option KEY=VALUE`, forked processes, 30 runs a pair), as (method, options)
+CLI_OPTIONS = (('copula-gauss', dict(sums_share=0.9, clip_factor=0.25)), ('suffstat-gauss', dict(calibrate=0.25, calibrate_atoms='threshold')))
 
 @dataclass
 class FrontCase:
@@ -779,7 +782,7 @@ def front_door_cases(methods=None, # names (default: every private method in `dp
                      paths=('release', 'cli', 'dask:empty', 'dask:one_row', 'dask:split', 'dask:empty_last'),
                      kinds=FRONT_KINDS, # pair kinds; 'layout' is added on the Dask paths
                      controls: bool = True, # each control in `CONTROL_CASES` on its pair and path (runs: `CONTROL_RUNS`)
-                     options: bool = True) -> list: # each of `FRONT_OPTIONS` on release(), every pair in `kinds`
+                     options: bool = True) -> list: # each of `FRONT_OPTIONS` on release() and, with 'cli' in `paths`, of `CLI_OPTIONS`; every pair in `kinds`
     "The `FrontCase`s of the front-door audit: method × path × pair (Dask paths only where the method accepts Dask), controls, options."
     from dpnotes.release import methods as _methods
     M = _methods()
@@ -788,6 +791,7 @@ def front_door_cases(methods=None, # names (default: every private method in `dp
            for k in list(kinds) + (['layout'] if p.startswith('dask:') else [])]
     if controls: out += [FrontCase('suffstat-gauss', p, k, c, runs=CONTROL_RUNS.get(c)) for c, (k, p) in CONTROL_CASES.items()]
     if options: out += [FrontCase(m, 'release', k, params=dict(prm), rows=r) for m, prm, r in FRONT_OPTIONS if m in names for k in kinds]
+    if options and 'cli' in paths: out += [FrontCase(m, 'cli', k, params=dict(prm), runs=30) for m, prm in CLI_OPTIONS if m in names for k in kinds]
     return out
 
 # %% ../nbs/01_audit.ipynb #d2aaf38f

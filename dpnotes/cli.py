@@ -28,9 +28,9 @@ from .data import CHECK_WARNING, check_table, draft_schema, read_by_schema, read
 from .release import METHODS, as_schema, drafted_fields, methods, release, wdbc_schema
 
 # %% auto #0
-__all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'DEFAULT_METHOD', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR', 'WITHHELD',
-           'DOMAIN_RULE', 'SUMMARY_HEADER', 'BadInput', 'read_input', 'methods_cmd', 'schema_cmd', 'benchmark_warning',
-           'release_cmd', 'check_cmd', 'report_cmd', 'reproduce_cmd', 'main']
+__all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'DEFAULT_METHOD', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR', 'RELEASE_OPTIONS',
+           'WITHHELD', 'DOMAIN_RULE', 'SUMMARY_HEADER', 'BadInput', 'read_input', 'methods_cmd', 'schema_cmd',
+           'benchmark_warning', 'parse_options', 'release_cmd', 'check_cmd', 'report_cmd', 'reproduce_cmd', 'main']
 
 # %% ../nbs/61_cli.ipynb #3b7c6dbd
 class BadInput(Exception):
@@ -207,6 +207,33 @@ def _release_schema(schema, source, label, method, allow_drafted) -> tuple:
                        "release would not be private; review them and set \"drafted\": false (--allow-drafted releases anyway, NOT private)")
     return sch, label
 
+# %% ../nbs/61_cli.ipynb #ce9a8514
+RELEASE_OPTIONS = ('calibrate', 'calibrate_atoms')   # keywords of `release` itself that `--option` may set
+
+def parse_options(items) -> dict:
+    "Options of `dpnotes release` from repeated `--option KEY=VALUE`: VALUE read as JSON (0.9, true, null, \"auto\") when it parses, else as text."
+    out = {}
+    for it in items or ():
+        k, sep, v = str(it).partition('=')
+        k = k.strip()
+        if not sep or not k.isidentifier(): raise BadInput(f"--option: expected KEY=VALUE with KEY a parameter name, got {it!r}")
+        if k in out: raise BadInput(f"--option: {k} is given twice; give each option once")
+        try: out[k] = json.loads(v)
+        except ValueError: out[k] = v.strip()
+    return out
+
+def _check_options(sch, method, epsilon, delta, label, opts) -> dict:
+    "The options, checked before any row is read: names against the method's parameters, values by a release of the public table (`dpnotes.plan.plan_ledger`)."
+    ok = sorted(set(inspect.signature(METHODS[method].__init__).parameters) - {'self', 'epsilon', 'delta', 'schema', 'classes', 'rng', 'sampler'})
+    bad = [k for k in opts if k not in ok and k not in RELEASE_OPTIONS]
+    if bad: raise BadInput(f"--option {bad[0]}: not an option of {method}; its options: {', '.join(ok + list(RELEASE_OPTIONS))}")
+    if opts:
+        from dpnotes.plan import plan_ledger
+        try: plan_ledger(sch, method, epsilon, 1e-5 if delta is None else delta, label, **opts)
+        except (TypeError, ValueError) as e: raise BadInput(f"--option: {_one_line(e)}") from None
+    return opts
+
+
 # %% ../nbs/61_cli.ipynb #1b00aa96
 def _read_private(source: str, sch) -> pd.DataFrame:
     "The table to release, typed by the schema alone (`dpnotes.data.read_by_schema`); errors are about the file's structure."
@@ -275,7 +302,7 @@ def _one_blas_thread(on: bool):
     from threadpoolctl import threadpool_limits
     return threadpool_limits(limits=1, user_api='blas')
 
-def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False):
+def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False, opts=None):
     "Read by the schema, release, write, print. After the inputs are validated nothing printed depends on the rows."
     _say(f"reading {source} …", err=True)
     with warnings.catch_warnings():                 # a warning raised while the rows are read or released could depend on them
@@ -285,7 +312,7 @@ def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler,
         try:
             with _one_blas_thread(on_dask):
                 r = release(df, method, epsilon, delta=delta, schema=sch, label=label, rng=seed, sampler=sampler, n=rows,
-                            allow_drafted=allow_drafted)
+                            allow_drafted=allow_drafted, **(opts or {}))
                 n_out = _write_release(r.data, out, sch, list(df.columns))
         except OSError as e: raise BadInput(f"-o: cannot write {out} ({e.strerror or type(e).__name__})") from None
         except Exception: raise BadInput(WITHHELD) from None
@@ -332,10 +359,10 @@ def _write_release(data, out: Path, sch, header: list) -> int:
     sys.stderr.write('\n')
     return n
 
-def _dry_run(sch, method, epsilon, delta, label, input_rows):
+def _dry_run(sch, method, epsilon, delta, label, input_rows, opts=None):
     "What a release would cost and give, from the schema and the public settings alone (`dpnotes.plan`); reads no data."
     from dpnotes.plan import plan_release
-    try: p = plan_release(sch, method, epsilon, delta=delta, rows=input_rows, label=label)
+    try: p = plan_release(sch, method, epsilon, delta=delta, rows=input_rows, label=label, **(opts or {}))
     except (ValueError, TypeError) as e: raise BadInput(f"--dry-run: {_one_line(e)}") from None
     _say(p.text())
 
@@ -356,6 +383,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
                 dry_run: bool = typer.Option(False, '--dry-run', help='read no data: print the ledger, every noise scale and a forecast'),
                 input_rows: int = typer.Option(None, '--input-rows', help="with --dry-run: a public estimate of the input's rows"),
                 on_dask: bool = typer.Option(False, '--dask', help='IN larger than memory: a CSV/Parquet path or glob, released on Dask'),
+                options: list[str] = typer.Option(None, '--option', help="KEY=VALUE, repeatable: a parameter of the method (`dpnotes methods`), calibrate or calibrate_atoms"),
                 no_report: bool = typer.Option(False, '--no-report', hidden=True, help='no effect (the summary is off by default)')):
     """Release a table with a DP method; print the privacy ledger and the public rules. Nothing computed from the real
     rows is printed unless you ask for it (--summary, NOT private). Cells outside the schema are never refused: a cell
@@ -373,10 +401,11 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
         raise BadInput("--rows: on Dask, dprp releases exactly its noisy rows (one per input row); leave --rows out")
     if out is not None: _check_out(out, source, ('.csv',))
     sch, label = _release_schema(schema, source, label, method, allow_drafted)
+    opts = _check_options(sch, method, epsilon, delta, label, parse_options(options))
     warn = benchmark_warning(method, epsilon)
     if warn: _say(warn, err=True)
-    if dry_run: return _dry_run(sch, method, epsilon, delta, label, input_rows)
-    _run_release(source, out, sch, label, method, epsilon, delta, seed, s, rows, allow_drafted, summary, on_dask)
+    if dry_run: return _dry_run(sch, method, epsilon, delta, label, input_rows, opts)
+    _run_release(source, out, sch, label, method, epsilon, delta, seed, s, rows, allow_drafted, summary, on_dask, opts)
 
 # %% ../nbs/61_cli.ipynb #7bdccf0f
 @_app.command('check')

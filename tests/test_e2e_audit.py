@@ -264,6 +264,17 @@ def test_front_door_command_path_in_a_forked_process():
     assert res.passes(EPS), res
 
 
+def test_front_door_command_with_options():
+    """The command with `--option` (calibration with atoms) on the pair where a row is clipped onto a bound: the options
+    reach the release (its ledger shows the calibration) and the forked runs find nothing."""
+    prm = dict(calibrate=0.25, calibrate_atoms='threshold')
+    (_, D, _), = front_door_pairs(('out_of_bounds',))
+    out = front_door_call('suffstat-gauss', 'cli', **prm)(D)
+    assert out['status'] == 0 and 'marginal calibration' in out['stdout'], out
+    res = audit_front_door('suffstat-gauss', 'cli', 'out_of_bounds', n_runs=30, rng=13, **prm)
+    assert res.passes(EPS), res
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize('sampler,caught', [('numpy', True), ('safe', False)])
 def test_front_door_fine_bits_catch_a_float_sampler_only(sampler, caught):
