@@ -25,7 +25,7 @@ import typer
 import dpnotes.data as _data
 import dpnotes.privacy as _privacy
 from .data import CHECK_WARNING, check_table, draft_schema, read_by_schema, read_by_schema_dask, read_table
-from .release import METHODS, as_schema, drafted_fields, methods, release, wdbc_schema
+from .release import METHODS, as_schema, drafted_fields, method_params, methods, release, wdbc_schema
 
 # %% auto #0
 __all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'DEFAULT_METHOD', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR', 'RELEASE_OPTIONS',
@@ -224,7 +224,7 @@ def parse_options(items) -> dict:
 
 def _check_options(sch, method, epsilon, delta, label, opts) -> dict:
     "The options, checked before any row is read: names against the method's parameters, values by a release of the public table (`dpnotes.plan.plan_ledger`)."
-    ok = sorted(set(inspect.signature(METHODS[method].__init__).parameters) - {'self', 'epsilon', 'delta', 'schema', 'classes', 'rng', 'sampler'})
+    ok = method_params(METHODS[method])
     bad = [k for k in opts if k not in ok and k not in RELEASE_OPTIONS]
     if bad: raise BadInput(f"--option {bad[0]}: not an option of {method}; its options: {', '.join(ok + list(RELEASE_OPTIONS))}")
     if opts:

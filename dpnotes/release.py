@@ -35,8 +35,8 @@ from .dpsyn import DPSyn
 __all__ = ['SCHEMA_HINT', 'METHODS', 'as_schema', 'drafted_fields', 'TableCodec', 'default_delta', 'Method', 'quantile_map',
            'calibration_budget', 'DPRPRelease', 'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease',
            'PCAGaussRelease', 'PCAGaussPaperRelease', 'JLRelease', 'JLPaperRelease', 'DPSynRelease',
-           'DPSynPaperRelease', 'SuffStatRelease', 'CopulaRelease', 'register', 'methods', 'Release', 'release',
-           'wdbc_schema']
+           'DPSynPaperRelease', 'SuffStatRelease', 'CopulaRelease', 'register', 'methods', 'Release', 'method_params',
+           'release', 'wdbc_schema']
 
 # %% ../nbs/60_release.ipynb #c113c299
 def _to_dict(schema) -> dict:
@@ -875,6 +875,10 @@ def _scrub(obj, depth: int = 0):
     return out
 
 # %% ../nbs/60_release.ipynb #0fd8e331
+def method_params(cls) -> list:
+    "The parameters of adapter class `cls` that are its own (`release(**params)`, `--option`): its constructor's, minus those every method shares."
+    return sorted(set(inspect.signature(cls.__init__).parameters) - {'self', 'epsilon', 'delta', 'schema', 'classes', 'rng', 'sampler'})
+
 def _check_calibrate(cls, method:str, data, calibrate, atoms):
     "`release`'s `calibrate` and `calibrate_atoms` for method class `cls`, checked before any row is read (public inputs only)."
     if not (isinstance(calibrate, (int, float)) and 0 <= calibrate < 1): raise ValueError(f"calibrate: a share in [0, 1), got {calibrate!r}")
@@ -906,9 +910,8 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method: unknown method {method!r}; choose one of {', '.join(METHODS)} (see dpnotes.release.methods())")
     cls = METHODS[method]
-    ok = set(inspect.signature(cls.__init__).parameters) - {'self', 'epsilon', 'delta', 'schema', 'classes', 'rng', 'sampler'}
-    bad = sorted(set(params) - ok)
-    if bad: raise TypeError(f"method {method!r} has no parameter {bad[0]!r}; its parameters: {sorted(ok)}")
+    bad = sorted(set(params) - set(method_params(cls)))
+    if bad: raise TypeError(f"method {method!r} has no parameter {bad[0]!r}; its parameters: {method_params(cls)}")
     if dry_run:                                              # reads the schema and n (public under replace-one) only
         from dpnotes.plan import plan_release
         sch = schema if schema is not None else (None if is_dask(data) else _frame_of(data, label)[2])
