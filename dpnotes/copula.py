@@ -18,7 +18,7 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
 __all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'atom_states', 'n_states', 'state_codes',
            'project_simplex', 'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation',
            'auto_bins', 'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss',
-           'atom_threshold', 'drop_weak_atoms', 'denoise_means']
+           'atom_threshold', 'atoms_possible', 'drop_weak_atoms', 'denoise_means']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -305,12 +305,14 @@ def _scale_ranges(self:CopulaGauss, df, names, rho_r:float, rng) -> dict:
 
 # %% ../nbs/26_copula.ipynb #d18fbd02
 @patch
-def _states(self:CopulaGauss, names, edges:dict) -> dict:
-    "Public states of every column (the label without a missing state)."
+def _states(self:CopulaGauss, names, edges:dict, rho_h:float) -> dict:
+    "Public states of every column (the label without a missing state); thresholded atoms only where one could be kept (`atoms_possible`)."
     no_missing = set(self.complete) | {self.label}
-    return {c: column_states(self.columns[c], self.bins_, self.max_states_, missing=c not in no_missing, edges=edges.get(c),
-                           atoms=self.atoms)
-            for c in names}
+    make = lambda at: {c: column_states(self.columns[c], self.bins_, self.max_states_, missing=c not in no_missing,
+                                        edges=edges.get(c), atoms=at) for c in names}
+    st = make(self.atoms)
+    if self.atoms in ('threshold', 'merge') and not atoms_possible(st, self.n_, math.sqrt(len(names) / rho_h)): return make(False)
+    return st
 
 
 # %% ../nbs/26_copula.ipynb #7f2f44f4
@@ -335,6 +337,11 @@ def atom_threshold(sigma:float, m:int) -> float:
     "τ = σ√(2 ln m): the noisy count an atom state must exceed to keep its mass, for m atom states with noise σ (public inputs)."
     return check_positive(sigma, 'sigma') * math.sqrt(2 * math.log(max(check_int(m, 'm'), 2)))
 
+def atoms_possible(states:dict, n:int, sigma:float) -> bool:
+    "Whether a thresholded atom could keep its mass at all: states with atoms, and their threshold σ√(2 ln m) below n (public inputs)."
+    m = sum(len(atom_states(s)) for s in states.values())
+    return m > 0 and atom_threshold(sigma, m) < n
+
 def drop_weak_atoms(p, noisy, st:dict, tau:float, merge:bool=False) -> np.ndarray:
     "Released probabilities `p` of one column with each atom state whose noisy count is at most `tau` emptied: set to 0 and the column renormalised, or, with `merge`, its mass given to the neighbouring bin (post-processing)."
     p = np.asarray(p, float).copy(); k = int(st['missing'])
@@ -358,8 +365,8 @@ def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
     out.update({c: tree_estimate(nf[c], nc[c], grp[c], sf, sc) for c in grp})
     self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
     probs = {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
-    if self.atoms not in ('threshold', 'merge'): return probs
     m = sum(len(atom_states(self.states_[c])) for c in names)                # atom states of the release (public)
+    if self.atoms not in ('threshold', 'merge') or m == 0: return probs        # none to threshold (e.g. no binned column)
     return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sf if c in grp else s1, m), merge=self.atoms == 'merge')
             for c in names}
 
@@ -436,7 +443,7 @@ def fit(self:CopulaGauss, df):
     self.sigmas_ = {}
     self.edges_ = self._ranges(df, names, eps_r, g_range) if eps_r > 0 else {}
     if rho_s > 0: self.edges_.update(self._scale_ranges(df, names, rho_s, g_range))
-    self.states_ = self._states(names, self.edges_)
+    self.states_ = self._states(names, self.edges_, rho_h)
     cp = {c: state_codes(df[c].to_numpy(dtype=object) if self.states_[c]['kind'] == 'categorical' else df[c],
                          self.states_[c], c) for c in names}
     codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
