@@ -267,3 +267,14 @@ def test_copula_gauss_passes_class_signal_options(mixed):
     assert np.isclose(m.radius_, k * np.sqrt(len(m._copula_columns())))
     assert np.isclose(r.ledger.epsilon.sum(), 1.0)
     with pytest.raises(ValueError, match='sums_share'): release(mixed, 'copula-gauss', 1.0, schema=SCHEMA, rng=0, sums_share=1.5)
+
+
+def test_copula_gauss_on_a_table_with_no_binned_column():
+    """Every column categorical or a short integer range: no atom state at all, and the default copula still releases
+    (it once failed there: the atom threshold was asked for m = 0 states)."""
+    g = np.random.default_rng(0)
+    df = pd.DataFrame({'a': g.choice(['x', 'y', 'z'], 80), 'k': g.integers(0, 4, 80), 'y': g.choice(['n', 'p'], 80)})
+    sch = {'dpnotes_schema': 1, 'label': 'y', 'columns': {'a': dict(kind='categorical', categories=['x', 'y', 'z']),
+           'k': dict(kind='integer', lower=0, upper=3), 'y': dict(kind='categorical', categories=['n', 'p'])}}
+    r = release(df, 'copula-gauss', 1.0, schema=sch, rng=0)
+    assert len(r.data) == 80 and list(r.data.columns) == ['a', 'k', 'y']
