@@ -222,11 +222,12 @@ def parse_options(items) -> dict:
         except ValueError: out[k] = v.strip()
     return out
 
-def _check_options(sch, method, epsilon, delta, label, opts) -> dict:
+def _check_options(sch, method, epsilon, delta, label, opts, on_dask: bool = False) -> dict:
     "The options, checked before any row is read: names against the method's parameters, values by a release of the public table (`dpnotes.plan.plan_ledger`)."
     ok = method_params(METHODS[method])
     bad = [k for k in opts if k not in ok and k not in RELEASE_OPTIONS]
     if bad: raise BadInput(f"--option {bad[0]}: not an option of {method}; its options: {', '.join(ok + list(RELEASE_OPTIONS))}")
+    if on_dask and opts.get('calibrate'): raise BadInput("--option calibrate: not with --dask (the calibrated quantile map needs the released table in memory); leave it out")
     if opts:
         from dpnotes.plan import plan_ledger
         try: plan_ledger(sch, method, epsilon, 1e-5 if delta is None else delta, label, **opts)
@@ -401,7 +402,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
         raise BadInput("--rows: on Dask, dprp releases exactly its noisy rows (one per input row); leave --rows out")
     if out is not None: _check_out(out, source, ('.csv',))
     sch, label = _release_schema(schema, source, label, method, allow_drafted)
-    opts = _check_options(sch, method, epsilon, delta, label, parse_options(options))
+    opts = _check_options(sch, method, epsilon, delta, label, parse_options(options), on_dask)
     warn = benchmark_warning(method, epsilon)
     if warn: _say(warn, err=True)
     if dry_run: return _dry_run(sch, method, epsilon, delta, label, input_rows, opts)
