@@ -15,10 +15,10 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
                              gaussian_sigma_analytic, dp_quantile, clip_rows, BOUND_GRID, zcdp_rho)
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'atom_states', 'n_states', 'state_codes',
-           'project_simplex', 'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule', 'to_correlation',
-           'auto_bins', 'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss',
-           'atom_threshold', 'atoms_possible', 'drop_weak_atoms', 'denoise_means']
+__all__ = ['ATOMS', 'SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'check_atoms', 'atom_states', 'n_states',
+           'state_codes', 'project_simplex', 'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule',
+           'to_correlation', 'auto_bins', 'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups',
+           'tree_estimate', 'CopulaGauss', 'atom_threshold', 'atoms_possible', 'drop_weak_atoms', 'denoise_means']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -40,6 +40,13 @@ def column_states(spec:dict, bins:int=40, max_states:int=128, missing:bool=True,
                     missing=bool(missing))
     e = np.linspace(lo, hi, check_int(bins, 'bins') + 1) if edges is None else np.unique(np.asarray(edges, float))
     return dict(kind='bins', edges=e, integer=integral, lower=lo, upper=hi, missing=bool(missing), atoms=bool(atoms))
+
+ATOMS = ('threshold', 'merge')   # the values of `atoms` besides False and True
+
+def check_atoms(value, name:str='atoms'):
+    "`value` if it is a valid `atoms` setting (False, True, 'threshold' or 'merge'); else a ValueError naming the parameter `name`."
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, str) and value in ATOMS): return value
+    raise ValueError(f"{name} must be False, True, 'threshold' or 'merge', got {value!r}")
 
 def atom_states(st:dict) -> tuple:
     "(lower, upper): where a binned column's atoms sit among its non-missing states (the lower atom, the bins, the upper atom); () without atoms."
@@ -238,8 +245,7 @@ def _validate(self:CopulaGauss, df):
     if not 0 <= self.scale_share < 1: raise ValueError(f"scale_share must lie in [0, 1), got {self.scale_share}")
     if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
     if self.max_states != 'auto': check_int(self.max_states, 'max_states')
-    if not (isinstance(self.atoms, (bool, np.bool_)) or (isinstance(self.atoms, str) and self.atoms in ('threshold', 'merge'))):
-        raise ValueError(f"atoms must be False, True, 'threshold' or 'merge', got {self.atoms!r}")
+    check_atoms(self.atoms)
     if self.clip_factor != 'auto': check_positive(self.clip_factor, 'clip_factor')
     if not 0 < self.sums_share < 1: raise ValueError(f"sums_share must lie in (0, 1), got {self.sums_share}")
     if not (self.mean_shrink is None or (isinstance(self.mean_shrink, str) and self.mean_shrink in _MEAN_SHRINK)):
@@ -311,7 +317,7 @@ def _states(self:CopulaGauss, names, edges:dict, rho_h:float) -> dict:
     make = lambda at: {c: column_states(self.columns[c], self.bins_, self.max_states_, missing=c not in no_missing,
                                         edges=edges.get(c), atoms=at) for c in names}
     st = make(self.atoms)
-    if self.atoms in ('threshold', 'merge') and not atoms_possible(st, self.n_, math.sqrt(len(names) / rho_h)): return make(False)
+    if self.atoms in ATOMS and not atoms_possible(st, self.n_, math.sqrt(len(names) / rho_h)): return make(False)
     return st
 
 
@@ -366,7 +372,7 @@ def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
     self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
     probs = {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
     m = sum(len(atom_states(self.states_[c])) for c in names)                # atom states of the release (public)
-    if self.atoms not in ('threshold', 'merge') or m == 0: return probs        # none to threshold (e.g. no binned column)
+    if self.atoms not in ATOMS or m == 0: return probs        # none to threshold (e.g. no binned column)
     return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sf if c in grp else s1, m), merge=self.atoms == 'merge')
             for c in names}
 

@@ -346,7 +346,7 @@ Method._charge, Method._close_ledger = _method_charge, _method_close_ledger
 
 
 # %% ../nbs/60_release.ipynb #5cd6bb7a
-from .copula import CopulaGauss as _CopulaGauss, _decode_column
+from .copula import CopulaGauss as _CopulaGauss, _decode_column, check_atoms
 
 def quantile_map(values, st:dict, p, rng) -> np.ndarray:
     "Monotone map of one column onto released marginal probabilities `p` on states `st`: u = (rank + U)/n, missing state left out."
@@ -886,7 +886,7 @@ def _check_calibrate(cls, method:str, data, calibrate, atoms):
         raise ValueError(f"calibrate: method {method!r} on this input has no table in original units to calibrate; use calibrate=0")
     if calibrate and not getattr(cls, 'calibratable', True):
         raise ValueError(f"calibrate: method {method!r} releases its own noisy marginals already (a share would be charged for nothing); use calibrate=0")
-    if not (isinstance(atoms, bool) or atoms in ('threshold', 'merge')): raise ValueError(f"calibrate_atoms: False, True, 'threshold' or 'merge', got {atoms!r}")
+    check_atoms(atoms, 'calibrate_atoms')
 
 
 # %% ../nbs/60_release.ipynb #dd6f228e
