@@ -752,7 +752,7 @@ def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
 
 # %% ../nbs/01_audit.ipynb #ed8d9d61
 # the third group: non-default options through release(), as (method, method parameters, rows of the table)
-FRONT_OPTIONS = (('copula-gauss', dict(sums_share=0.9, clip_factor=0.25), 24),
+FRONT_OPTIONS = (('copula-gauss', dict(sums_share=0.5, clip_factor=0.5), 24),   # the copula's dependence defaults before rule R4 (26_copula)
                  ('copula-gauss', dict(clip_factor='auto'), 24),      # κ = 0.25: 24 < copula_min_rows(4, 1) = 315
                  ('copula-gauss', dict(clip_factor='auto'), 320),     # κ = 0.5: the other branch of clip_rule
                  ('suffstat-gauss', dict(calibrate=0.25), 24),     # calibration: ρ shared with the fit
@@ -760,7 +760,7 @@ FRONT_OPTIONS = (('copula-gauss', dict(sums_share=0.9, clip_factor=0.25), 24),
                  ('suffstat-gauss', dict(calibrate=0.25, calibrate_atoms='threshold'), 24),   # calibration histograms with atoms
                  ('ron-gauss', dict(calibrate=0.25, calibrate_atoms='threshold'), 24))
 # and through the command (`--option KEY=VALUE`, forked processes, 30 runs a pair), as (method, options)
-CLI_OPTIONS = (('copula-gauss', dict(sums_share=0.9, clip_factor=0.25)), ('suffstat-gauss', dict(calibrate=0.25, calibrate_atoms='threshold')))
+CLI_OPTIONS = (('copula-gauss', dict(sums_share=0.5, clip_factor=0.5)), ('suffstat-gauss', dict(calibrate=0.25, calibrate_atoms='threshold')))
 
 @dataclass
 class FrontCase:

@@ -254,7 +254,7 @@ def _m_copula(kind='doc', **opts):
         cols[lab] = dict(kind='categorical', categories=list(classes))
         df = Xa.copy(); df[lab] = np.asarray(ya)
         t0, c0 = time.perf_counter(), time.process_time()
-        kw = {'atoms': False, **opts}       # `Copula` and its levers: the copula as measured before atoms became the default
+        kw = {'atoms': False, 'sums_share': 0.5, 'clip_factor': 0.5, **opts}   # `Copula` and its levers: the copula as measured before atoms and R4's dependence settings became the defaults
         m = CopulaGauss(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler, complete=list(Xa.columns), **kw).fit(df)
         out = m.sample(len(Xa))
         fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
@@ -282,7 +282,10 @@ COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split
     # the class means denoised by post-processing (`denoise_means` in 26_copula; no privacy cost)
     'Copula (means eb)': _m_copula(mean_shrink='eb'), 'Copula (means soft)': _m_copula(mean_shrink='soft'),
     # states exactly on the public bounds for the binned columns (`atoms` in 26_copula)
-    'Copula (atoms)': _m_copula(atoms=True), 'Copula (atoms threshold)': _m_copula(atoms='threshold')}
+    'Copula (atoms)': _m_copula(atoms=True), 'Copula (atoms threshold)': _m_copula(atoms='threshold'),
+    # rule R4 (26_copula, 'The class-signal candidate again, with atoms'): the class-signal candidate on top of the atoms default
+    'Copula (sums 0.9, κ 0.25, atoms threshold)': _m_copula(atoms='threshold', sums_share=0.9, clip_factor=0.25),   # the default since R4
+    'Copula (sums 0.9, κ 0.25, atoms threshold, pow10 bounds)': _m_copula('pow10', atoms='threshold', sums_share=0.9, clip_factor=0.25)}
 METHODS.update(COPULA_VARIANTS)
 
 # %% ../nbs/80_benchmark.ipynb #c160c215

@@ -18,7 +18,8 @@ from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_
 __all__ = ['ATOMS', 'SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'check_atoms', 'atom_states', 'n_states',
            'state_codes', 'project_simplex', 'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule',
            'to_correlation', 'auto_bins', 'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups',
-           'tree_estimate', 'CopulaGauss', 'atom_threshold', 'atoms_possible', 'drop_weak_atoms', 'denoise_means']
+           'tree_estimate', 'CopulaGauss', 'atom_threshold', 'atom_count', 'atoms_possible', 'drop_weak_atoms',
+           'denoise_means']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -212,8 +213,8 @@ class CopulaGauss:
                  max_states='auto',          # an integer column with at most this many values gets one state per value ('auto': `auto_bins` capped at 128)
                  coarse=None,                # None: one level; 'auto' (`coarse_rule`) or an int B: a column with > 2B states also gets B groups
                  coarse_share:float=0.5,     # share of a two-level column's ρ for its coarse level
-                 clip_factor=0.5,            # κ of the public radius R = κ√d of a row of normal scores, or 'auto' (`clip_rule`: public n, d, ε, δ)
-                 sums_share:float=0.5,       # share of the dependence ρ for the class sums ('class_means', 'per_class'); the rest: second moments
+                 clip_factor=0.25,           # κ of the public radius R = κ√d of a row of normal scores, or 'auto' (`clip_rule`: public n, d, ε, δ)
+                 sums_share:float=0.9,       # share of the dependence ρ for the class sums ('class_means', 'per_class'); the rest: second moments
                  mean_shrink=None,           # None | 'eb' | 'soft': post-processing of the class means (`denoise_means`); no privacy cost
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
@@ -343,9 +344,13 @@ def atom_threshold(sigma:float, m:int) -> float:
     "τ = σ√(2 ln m): the noisy count an atom state must exceed to keep its mass, for m atom states with noise σ (public inputs)."
     return check_positive(sigma, 'sigma') * math.sqrt(2 * math.log(max(check_int(m, 'm'), 2)))
 
+def atom_count(states:dict) -> int:
+    "m: the number of atom states over all columns of `states` (public), the m of `atom_threshold`."
+    return sum(len(atom_states(s)) for s in states.values())
+
 def atoms_possible(states:dict, n:int, sigma:float) -> bool:
     "Whether a thresholded atom could keep its mass at all: states with atoms, and their threshold σ√(2 ln m) below n (public inputs)."
-    m = sum(len(atom_states(s)) for s in states.values())
+    m = atom_count(states)
     return m > 0 and atom_threshold(sigma, m) < n
 
 def drop_weak_atoms(p, noisy, st:dict, tau:float, merge:bool=False) -> np.ndarray:
@@ -371,7 +376,7 @@ def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
     out.update({c: tree_estimate(nf[c], nc[c], grp[c], sf, sc) for c in grp})
     self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
     probs = {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
-    m = sum(len(atom_states(self.states_[c])) for c in names)                # atom states of the release (public)
+    m = atom_count(self.states_)                                           # atom states of the release (public)
     if self.atoms not in ATOMS or m == 0: return probs        # none to threshold (e.g. no binned column)
     return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sf if c in grp else s1, m), merge=self.atoms == 'merge')
             for c in names}

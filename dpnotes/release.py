@@ -773,7 +773,7 @@ class CopulaRelease(Method):
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins='auto',
-                 clip_factor=0.5, sums_share: float = 0.5, shrink='auto', range_share: float = 0.0, scale_share: float = 0.1,
+                 clip_factor=0.25, sums_share: float = 0.9, shrink='auto', range_share: float = 0.0, scale_share: float = 0.1,
                  atoms='threshold'):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.dependence, self.split, self.bins, self.clip_factor, self.sums_share = dependence, split, bins, clip_factor, sums_share
@@ -912,6 +912,7 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
     cls = METHODS[method]
     bad = sorted(set(params) - set(method_params(cls)))
     if bad: raise TypeError(f"method {method!r} has no parameter {bad[0]!r}; its parameters: {method_params(cls)}")
+    _check_calibrate(cls, method, data, calibrate, calibrate_atoms)   # public inputs only; a dry run checks them too
     if dry_run:                                              # reads the schema and n (public under replace-one) only
         from dpnotes.plan import plan_release
         sch = schema if schema is not None else (None if is_dask(data) else _frame_of(data, label)[2])
@@ -919,7 +920,6 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
         return plan_release(sch, method, epsilon, delta=delta, rows=None if is_dask(data) else len(_frame_of(data, label)[0]), label=label,
                             calibrate=calibrate, **params)
     est = cls(epsilon=epsilon, delta=delta, schema=schema, classes=classes, rng=rng, sampler=sampler, **params)
-    _check_calibrate(cls, method, data, calibrate, calibrate_atoms)
     est._calibrate, est._calibrate_atoms = float(calibrate), calibrate_atoms
     est.fit(data, label=label, allow_drafted=allow_drafted)
     out = est.sample(n)
