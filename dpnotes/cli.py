@@ -25,7 +25,7 @@ import typer
 import dpnotes.data as _data
 import dpnotes.privacy as _privacy
 from .data import CHECK_WARNING, check_table, draft_schema, read_by_schema, read_by_schema_dask, read_table
-from .release import METHODS, as_schema, drafted_fields, method_params, methods, release, wdbc_schema
+from .release import METHODS, as_schema, drafted_fields, method_params, methods, release, size_warning, wdbc_schema
 
 # %% auto #0
 __all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'DEFAULT_METHOD', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR', 'RELEASE_OPTIONS',
@@ -318,6 +318,8 @@ def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler,
         except OSError as e: raise BadInput(f"-o: cannot write {out} ({e.strerror or type(e).__name__})") from None
         except Exception: raise BadInput(WITHHELD) from None
     _print_release(r, out, method, n_out)
+    w = None if on_dask else size_warning(method, len(df), len(r.data.columns), epsilon, r.delta, **(opts or {}))
+    if w: _say(w, err=True)                          # n, the columns, ε and δ: public inputs only
     if summary and on_dask: _say("\n(no utility summary on Dask: run `dpnotes report` on a sample, NOT private)")
     elif summary and r.original_units: _print_summary(df, r, label, seed, method)
     elif summary: _say(f"\n(no utility summary: {method}'s output is not in the input's units)")

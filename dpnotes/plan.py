@@ -8,6 +8,7 @@ Docs: https://dpnotes.github.io/dpnotes/plan.html.md"""
 # %% ../nbs/62_plan.ipynb #3cf7051f
 from __future__ import annotations
 import math
+import warnings
 from dataclasses import dataclass, field
 from fastcore.basics import patch
 
@@ -15,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Schema
-from .release import METHODS, as_schema, calibration_budget, default_delta, release
+from .release import METHODS, as_schema, calibration_budget, default_delta, release, size_warning
 from .suffstat import SENSITIVITY, gauss_sigma_rho, split_rho, zcdp_rho
 
 # %% auto #0
@@ -56,8 +57,10 @@ def public_table(schema, label: str | None = None, n: int = 200) -> pd.DataFrame
 def plan_ledger(schema, method: str, epsilon: float, delta: float, label: str | None = None, calibrate: float = 0.0,
                 **params) -> pd.DataFrame:
     "The ledger a release would write, read off a release of `public_table` (every charge is fixed by public settings, δ given)."
-    r = release(public_table(schema, label), method, epsilon, delta=delta, schema=schema, label=label, rng=0,
-                sampler='numpy', allow_drafted=True, calibrate=calibrate, **params)
+    with warnings.catch_warnings():          # the public stand-in table's size is not the user's: its warnings say nothing
+        warnings.simplefilter('ignore')
+        r = release(public_table(schema, label), method, epsilon, delta=delta, schema=schema, label=label, rng=0,
+                    sampler='numpy', allow_drafted=True, calibrate=calibrate, **params)
     return r.ledger.copy()
 
 # %% ../nbs/62_plan.ipynb #aacd6679
@@ -159,4 +162,6 @@ def plan_release(schema, # the public `Schema` (or its dict / JSON path)
                   "classes assumed of equal size n/k; the noise on the counts and on the centre is second order and left out"]
     else: notes.append(f"no analytic error model for {method} in dpnotes.plan yet: ledger only")
     if calibrate: notes.append("marginal calibration: the histograms' noise is not in the forecast")
+    w = None if rows is None else size_warning(method, int(rows), len(sch.columns), epsilon, d, **params)
+    if w: notes.append(w)
     return Plan(method, float(epsilon), d, n_led, plan_ledger(sch, method, epsilon, d, label, calibrate, **params), noise, forecast, notes)

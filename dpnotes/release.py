@@ -36,7 +36,7 @@ __all__ = ['SCHEMA_HINT', 'METHODS', 'as_schema', 'drafted_fields', 'TableCodec'
            'calibration_budget', 'DPRPRelease', 'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease',
            'PCAGaussRelease', 'PCAGaussPaperRelease', 'JLRelease', 'JLPaperRelease', 'DPSynRelease',
            'DPSynPaperRelease', 'SuffStatRelease', 'CopulaRelease', 'register', 'methods', 'Release', 'method_params',
-           'release', 'wdbc_schema']
+           'SizeWarning', 'size_warning', 'release', 'wdbc_schema']
 
 # %% ../nbs/60_release.ipynb #c113c299
 def _to_dict(schema) -> dict:
@@ -889,6 +889,23 @@ def _check_calibrate(cls, method:str, data, calibrate, atoms):
     check_atoms(atoms, 'calibrate_atoms')
 
 
+# %% ../nbs/60_release.ipynb #189be7f8
+class SizeWarning(UserWarning):
+    "A warning computed from public inputs only (the table's size against the budget): the same for neighbouring tables."
+
+def size_warning(method:str, n:int, d:int, epsilon:float, delta:float, **params) -> str | None:
+    "One line when `method` is `copula-gauss` and `n` is below `copula_min_rows(d, ε, δ)` for its `split` and `scale_share` (public inputs only), else None."
+    if method != 'copula-gauss': return None
+    from dpnotes.copula import copula_min_rows
+    dflt = inspect.signature(METHODS[method].__init__).parameters
+    split, share = (params.get(k, dflt[k].default) for k in ('split', 'scale_share'))
+    need = copula_min_rows(int(d), float(epsilon), float(delta), split=split, scale_share=share)
+    if n >= need: return None
+    return (f"warning: {method}: {n} rows is below copula_min_rows({d}, ε={epsilon:g}) = {need}: each column's released "
+            f"marginal is mostly noise (1-way TVD of about 0.2 or more per column); raise ε, release fewer columns, "
+            f"or read the marginals as noise")
+
+
 # %% ../nbs/60_release.ipynb #dd6f228e
 def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`, or a Dask DataFrame (methods with `dask` in `methods()`)
             method: str, # a name in `methods()`
@@ -922,6 +939,8 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
     est = cls(epsilon=epsilon, delta=delta, schema=schema, classes=classes, rng=rng, sampler=sampler, **params)
     est._calibrate, est._calibrate_atoms = float(calibrate), calibrate_atoms
     est.fit(data, label=label, allow_drafted=allow_drafted)
+    w = None if is_dask(data) else size_warning(method, est.n_, len(est.codec_.order), epsilon, est.delta_, **params)
+    if w: warnings.warn(w[len('warning: '):], SizeWarning, stacklevel=2)   # public inputs only: the same for neighbours
     out = est.sample(n)
     return Release(out, est.ledger_.copy(), _public_table(est, n), method, float(epsilon), est.delta_, cls.private,
                    cls.original_units, _scrub(est))

@@ -11,7 +11,7 @@ import pytest
 
 from dpnotes.audit import FRONT_PARAMS
 
-from dpnotes.release import (METHODS, Method, TableCodec, as_schema, default_delta, methods, register, release,
+from dpnotes.release import (METHODS, Method, SizeWarning, TableCodec, as_schema, default_delta, methods, register, release,
                              wdbc_schema)
 
 SCHEMA = {'dpnotes_schema': 1, 'label': 'y', 'columns': {
@@ -39,7 +39,7 @@ def est_keeps_missing(r):
 def test_every_method_keeps_the_contract(method, mixed):
     before, schema = mixed.copy(), copy.deepcopy(SCHEMA)
     with warnings.catch_warnings():
-        warnings.simplefilter('error')
+        warnings.simplefilter('error'); warnings.simplefilter('ignore', SizeWarning)   # size: public inputs only
         r = release(mixed, method, 0.8, schema=schema, rng=2)
     pd.testing.assert_frame_equal(mixed, before)
     assert schema == SCHEMA                                   # the caller's schema is not modified
@@ -97,7 +97,7 @@ def test_out_of_domain_data_is_mapped_never_refused(mixed):
     bad.loc[4, 'income'] = '1e999'; bad.loc[6, 'income'] = 'n/a'; bad.loc[7, 'age'] = 10**9
     for m in ('ron-gauss', 'suffstat-gauss', 'dprp'):
         with warnings.catch_warnings():
-            warnings.simplefilter('error')
+            warnings.simplefilter('error'); warnings.simplefilter('ignore', SizeWarning)   # size: public inputs only
             r = release(bad, m, 1.0, schema=SCHEMA)
         assert len(r.data) == len(bad) and set(r.data['city'].astype(str)) <= {'A', 'B', 'C'}
 
@@ -168,7 +168,7 @@ def test_a_new_method_is_one_class_and_one_line(mixed):
 def test_marginal_calibration_keeps_the_contract_and_the_ledger(method, mixed):
     before = mixed.copy()
     with warnings.catch_warnings():
-        warnings.simplefilter('error')
+        warnings.simplefilter('error'); warnings.simplefilter('ignore', SizeWarning)   # size: public inputs only
         quick = FRONT_PARAMS.get(method.removesuffix('-paper'), {})   # DP-SYN trains briefly: calibration does not depend on it
         r = release(mixed, method, 0.8, schema=SCHEMA, rng=2, calibrate=0.25, **quick)
     pd.testing.assert_frame_equal(mixed, before)
