@@ -894,12 +894,12 @@ class SizeWarning(UserWarning):
     "A warning computed from public inputs only (the table's size against the budget): the same for neighbouring tables."
 
 def size_warning(method:str, n:int, d:int, epsilon:float, delta:float, **params) -> str | None:
-    "One line when `method` is `copula-gauss` and `n` is below `copula_min_rows(d, ε, δ)` for its `split` and `scale_share` (public inputs only), else None."
+    "One line when `method` is `copula-gauss` and `n` is below `copula_min_rows(d, ε, δ)` for its `split`, `scale_share` and `range_share` (public inputs only), else None."
     if method != 'copula-gauss': return None
     from dpnotes.copula import copula_min_rows
     dflt = inspect.signature(METHODS[method].__init__).parameters
-    split, share = (params.get(k, dflt[k].default) for k in ('split', 'scale_share'))
-    need = copula_min_rows(int(d), float(epsilon), float(delta), split=split, scale_share=share)
+    split, share, ranges = (params.get(k, dflt[k].default) for k in ('split', 'scale_share', 'range_share'))
+    need = copula_min_rows(int(d), float(epsilon) * (1 - ranges), float(delta), split=split, scale_share=share)   # private ranges spend ε first
     if n >= need: return None
     return (f"warning: {method}: {n} rows is below copula_min_rows({d}, ε={epsilon:g}) = {need}: each column's released "
             f"marginal is mostly noise (1-way TVD of about 0.2 or more per column); raise ε, release fewer columns, "
