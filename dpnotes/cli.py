@@ -25,7 +25,7 @@ import typer
 import dpnotes.data as _data
 import dpnotes.privacy as _privacy
 from .data import CHECK_WARNING, check_table, draft_schema, read_by_schema, read_by_schema_dask, read_table
-from .release import METHODS, as_schema, drafted_fields, method_params, methods, release, size_warning, wdbc_schema
+from .release import METHODS, as_schema, drafted_fields, method_params, methods, release, SizeWarning, wdbc_schema
 
 # %% auto #0
 __all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'DEFAULT_METHOD', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR', 'RELEASE_OPTIONS',
@@ -306,8 +306,8 @@ def _one_blas_thread(on: bool):
 def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False, opts=None):
     "Read by the schema, release, write, print. After the inputs are validated nothing printed depends on the rows."
     _say(f"reading {source} …", err=True)
-    with warnings.catch_warnings():                 # a warning raised while the rows are read or released could depend on them
-        warnings.simplefilter('ignore')
+    with warnings.catch_warnings(record=True) as size:   # a warning raised while the rows are read or released could depend on
+        warnings.simplefilter('ignore'); warnings.simplefilter('always', SizeWarning)   # them: all dropped but release()'s size line (public inputs)
         df = _read_private_dask(source, sch, method) if on_dask else _read_private(source, sch)
         _say(f"releasing {'on Dask' if on_dask else f'{len(df)} rows'} with {method} at ε={epsilon:g} (sampler {sampler}) …", err=True)
         try:
@@ -318,8 +318,7 @@ def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler,
         except OSError as e: raise BadInput(f"-o: cannot write {out} ({e.strerror or type(e).__name__})") from None
         except Exception: raise BadInput(WITHHELD) from None
     _print_release(r, out, method, n_out)
-    w = None if on_dask else size_warning(method, len(df), len(r.data.columns), epsilon, r.delta, **(opts or {}))
-    if w: _say(w, err=True)                          # n, the columns, ε and δ: public inputs only
+    for w in size: _say(f"warning: {w.message}", err=True)
     if summary and on_dask: _say("\n(no utility summary on Dask: run `dpnotes report` on a sample, NOT private)")
     elif summary and r.original_units: _print_summary(df, r, label, seed, method)
     elif summary: _say(f"\n(no utility summary: {method}'s output is not in the input's units)")
