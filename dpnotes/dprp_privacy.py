@@ -111,6 +111,7 @@ def _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm):
     m = np.rint(k1_utility(perp_sq, n, grid, k2, sigma1s) / g).astype(np.int64)
     return grid, (m.max() - m).tolist(), Fraction(check_epsilon(epsilon)) * Fraction(g) / (2 * (sens + 2 * Fraction(g)))
 
+# %% ../nbs/41_dprp_privacy.ipynb #c77fa8b6
 def select_k1(perp_sq:float, # ||X_perp||_F^2 of the private data w.r.t. the released V
               n:int, # number of rows (public)
               k1_grid, # candidate k1 values, each > k2 + 1
