@@ -74,6 +74,7 @@ def cases(n: int, d: int) -> dict:
 
 
 def main(cells=20_000_000, dims=(10, 50, 200), rounds=7, threads=1, skip=()):
+    import dpnotes.suffstat, dpnotes.moments, scipy.linalg.blas  # noqa: F401  (every BLAS loaded before the limit is set)
     from threadpoolctl import threadpool_limits
     print(f"targets: {TARGETS}")
     with threadpool_limits(limits=threads, user_api='blas'):

@@ -183,31 +183,36 @@ def _pw_program(n:int) -> np.ndarray:
 
 # %% ../nbs/05_moments.ipynb #47f752cb
 def _piece_kernel(Z, idx, Q, mode:int, a, s, c, inv, G:float, top:float, K:float, b:float,
-                  prog, scratch, stack, sums, counts, sumsq, want_sq:bool) -> int:
-    """One pass over a piece: the rows of Z mapped, clipped and quantised into Q (the operations of the NumPy quantiser,
-    in its order), class sums, counts and Σq² added to the int64 totals. Modes: 0 entry clip; 1 unit box onto the grid;
-    2 box (+ centre, scale), entry clip; 3 the same, ball clip; 4 ball clip. Returns the rows done: m, or the first row
-    i < m the NumPy path must take (squared norm over- or underflowing), or −1 − i at a NaN in row i."""
+                  prog, scratch, stack, sums, counts, sumsq, want_sq:bool, fin, finite:bool) -> int:
+    """One pass over a piece: each row of Z mapped, clipped and quantised into Q (the NumPy quantiser's operations, in
+    its order), then added to its class sum and Σq² (float64: exact integers below 2**53 within a block of B rows) and
+    its class count. Modes: 0 entry clip; 1 unit box onto the grid; 2 box (+ centre, scale), entry clip; 3 the same,
+    ball clip; 4 ball clip. Returns the rows done: m, or the first row the NumPy path must take (its squared norm over-
+    or underflows), or −1 − i when row i has a NaN squared norm. NaN entries pass into the sums (refused at the fold);
+    with `finite`, fin[j] += x·0 marks a NaN or infinite input entry in column j (0 stays 0)."""
     m, d = Z.shape
     for i in range(m):
-        for j in range(d):
-            x = Z[i, j]
-            if mode == 0:
-                t = np.trunc(x * G)
-                t = -top if t < -top else (top if t > top else t)
-            elif mode == 1:
-                t = x * a[j]; t = t + s[j]
-                t = np.trunc(0.0 if t < 0.0 else (top if t > top else t))
-            else:
-                t = x
-                if mode != 4:
-                    t = x * a[j]; t = t + s[j]
-                    t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
-                    t = t - c[j]; t = t * inv[j]
-                if mode == 2:
-                    t = np.trunc(t * G)
-                    t = -top if t < -top else (top if t > top else t)
-            Q[i, j] = t
+        if finite:
+            for j in range(d): fin[j] += Z[i, j] * 0.0
+        if mode == 0:
+            for j in range(d):
+                t = np.trunc(Z[i, j] * G)
+                Q[i, j] = -top if t < -top else (top if t > top else t)
+        elif mode == 1:
+            for j in range(d):
+                t = Z[i, j] * a[j]; t = t + s[j]
+                Q[i, j] = np.trunc(0.0 if t < 0.0 else (top if t > top else t))
+        elif mode == 4:
+            for j in range(d): Q[i, j] = Z[i, j]
+        else:
+            for j in range(d):
+                t = Z[i, j] * a[j]; t = t + s[j]
+                t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+                Q[i, j] = (t - c[j]) * inv[j]
+            if mode == 2:
+                for j in range(d):
+                    t = np.trunc(Q[i, j] * G)
+                    Q[i, j] = -top if t < -top else (top if t > top else t)
         if mode >= 3:                                            # the row onto the ball: φ = K / max(‖z‖, b)
             for j in range(d): scratch[j] = Q[i, j] * Q[i, j]
             h = 0
@@ -239,11 +244,9 @@ def _piece_kernel(Z, idx, Q, mode:int, a, s, c, inv, G:float, top:float, K:float
             phi = K / (nrm if nrm > b else b)
             for j in range(d): Q[i, j] = np.trunc(Q[i, j] * phi)
         ci = idx[i]
-        for j in range(d):
-            q = Q[i, j]
-            if q != q: return -1 - i
-            sums[ci, j] += np.int64(q)
-            if want_sq: sumsq[j] += np.int64(q * q)
+        for j in range(d): sums[ci, j] += Q[i, j]
+        if want_sq:
+            for j in range(d): sumsq[j] += Q[i, j] * Q[i, j]
         counts[ci] += 1
     return m
 
@@ -321,22 +324,25 @@ def _add_stats(parts) -> dict:
 
 # %% ../nbs/05_moments.ipynb #876594cb
 _NAN = "X: NaN values after the pre-processing; drop or impute those rows first"
+_NONFINITE = "X contains NaN or infinite values"
 
 class _Totals:
     """Exact statistics of one partition, added piece by piece (one piece of rows quantised into a buffer that stays in
-    the cache): int64 counts, class sums and Σq²; second moments summed in float64 by the BLAS symmetric rank-k update
-    over at most B rows (exact), then added to int64; int64 moved into Python integers before any total passes 2**62."""
-    def __init__(self, k:int, d:int, second, squares:bool, box, clip:str, b:float, f:int, B:int, rows:int):
-        self.k, self.d, self.second, self.squares, self.B = k, d, second, squares, B
+    the cache): class sums, Σq² and second moments (by the BLAS symmetric rank-k update) summed in float64 over at most
+    B rows (exact), then added to int64; int64 moved into Python integers before any total could pass 2**62."""
+    def __init__(self, k:int, d:int, second, squares:bool, box, clip:str, b:float, f:int, B:int, rows:int,
+                 finite:bool=False):
+        self.k, self.d, self.second, self.squares, self.B, self.finite = k, d, second, squares, B, finite
         self.limit = 2 ** (62 - 2 * f)                          # rows · 2**(2f) ≤ 2**62: no int64 total overflows
         self.py, self.q = _zero_totals(k, d, second, squares), np.empty((rows, d))
-        self.quant = _quantiser(box, clip, b, f, d, rows)
+        self.qargs, self.quant = (box, clip, b, f, d, rows), None   # the NumPy quantiser, built when first needed
         self.nb = _compiled() and d <= 4096
         if self.nb:
             self.args = (*_box_consts(box, clip, b, f, d), float(1 << f) * (1.0 - _guard(d)), float(b),
                          _pw_program(d), np.empty(d), np.empty(64))
         nc = 0 if second is None else (1 if second == 'pooled' else k)
         self.f64 = [np.zeros((d, d), order='F') for _ in range(nc)]
+        self.fs, self.fq, self.fin = np.zeros((k, d)), np.zeros(d), np.zeros(d)
         self._reset()
 
     def _reset(self):
@@ -351,35 +357,39 @@ def add(self:_Totals, Z, idx):
     "Quantise one piece (compiled, or NumPy from the first row the kernel leaves), add its statistics."
     m = len(Z)
     if self.rows + m > self.limit: self._move()
+    if self.rows_f + m > self.B: self._fold()
     Q, idx, i = self.q[:m], np.ascontiguousarray(idx, dtype=np.int64), 0
     if self.nb:
-        i = _kernel()(np.ascontiguousarray(Z), idx, Q, *self.args, self.i64['sum'], self.i64['count'],
-                      self.i64['sumsq'], self.squares and self.second is None)
+        i = _kernel()(np.ascontiguousarray(Z), idx, Q, *self.args, self.fs, self.i64['count'], self.fq,
+                      self.squares and self.second is None, self.fin, self.finite)
         if i < 0: raise ValueError(_NAN)
     if i < m:                                                   # the NumPy path: rows i..m of the piece
+        if self.finite and not (np.isfinite(Z[i:].min()) and np.isfinite(Z[i:].max())): raise ValueError(_NONFINITE)
+        if self.quant is None: self.quant = _quantiser(*self.qargs)
         R, ir = self.quant(Z[i:], Q[i:]), idx[i:]
         self.i64['sum'] += _exact_int(_class_sums(R, ir, self.k))
         self.i64['count'] += np.bincount(ir, minlength=self.k)
         if self.squares and self.second is None: self.i64['sumsq'] += _exact_int(np.einsum('ij,ij->j', R, R))
     if self.second is not None and m:
-        if self.rows_f + m > self.B: self._fold()
         sel = [Q] if self.second == 'pooled' else [Q[idx == c] for c in range(self.k)]
         for c, G in enumerate(sel):
             if len(G): self.f64[c] = dsyrk(1.0, G.T, beta=1.0, c=self.f64[c], overwrite_c=1)   # upper triangle
-        self.rows_f += m
-    self.rows += m
+    self.rows_f += m; self.rows += m
 
 
 # %% ../nbs/05_moments.ipynb #249282c8
 @patch
 def _fold(self:_Totals):
-    "The float64 second moments (exact integers, upper triangles) into int64, mirrored; the float sums set to 0."
+    "The float64 sums (exact integers; second moments as upper triangles, mirrored) into int64; the float sums set to 0."
+    if not np.isfinite(self.fin).all(): raise ValueError(_NONFINITE)
     for c, M in enumerate(self.f64):
         U = np.triu(M)
         if not np.isfinite(U).all(): raise ValueError(_NAN)
         self.i64['second'][c] += (U + np.triu(U, 1).T).astype(np.int64)
         M[...] = 0.0
-    self.rows_f = 0
+    if not (np.isfinite(self.fs).all() and np.isfinite(self.fq).all()): raise ValueError(_NAN)
+    self.i64['sum'] += self.fs.astype(np.int64); self.i64['sumsq'] += self.fq.astype(np.int64)
+    self.fs[...] = 0.0; self.fq[...] = 0.0; self.rows_f = 0
 
 
 # %% ../nbs/05_moments.ipynb #af63e41c
@@ -403,18 +413,25 @@ def result(self:_Totals) -> dict:
 
 
 # %% ../nbs/05_moments.ipynb #64882049
-def _block_stats(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits:int, block_rows:int,
-                 box=None, clip:str='entry') -> dict:
-    "Exact integer statistics of one partition (runs on a worker under Dask): only these small arrays leave it."
+def _accumulate(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits:int, block_rows:int,
+                box=None, clip:str='entry', finite:bool=False, tot=None):
+    "The rows of one partition or chunk added, piece by piece, to the exact totals `tot` (new when None); returns them."
     A, yv = _as_block(A), None if y is None else np.asarray(y)
     n = len(A)
     if yv is not None and len(yv) != n: raise ValueError(f"y: need one label per row ({n}), got {len(yv)}")
-    P, tot = min(piece_rows(A.shape[1], frac_bits), block_rows), None
+    P = min(piece_rows(A.shape[1], frac_bits), block_rows)
     for s in range(0, max(n, 1), P):                           # pre-processed, quantised and multiplied piece by piece
         Z, ib = _prepared(A[s:s + P], None if yv is None else yv[s:s + P], k, prep)
-        if tot is None: tot = _Totals(k, Z.shape[1], second, squares, box, clip, bound, frac_bits, block_rows, min(n, P))
+        if tot is None:
+            tot = _Totals(k, Z.shape[1], second, squares, box, clip, bound, frac_bits, block_rows, min(n, P), finite)
+        if len(Z) > len(tot.q):                                # a later chunk longer than the first one's pieces
+            tot.q, tot.quant, tot.qargs = np.empty((len(Z), tot.d)), None, (*tot.qargs[:5], len(Z))
         tot.add(Z, ib)
-    return tot.result()
+    return tot
+
+def _block_stats(*args) -> dict:
+    "Exact integer statistics of one partition (runs on a worker under Dask): only these small arrays leave it."
+    return _accumulate(*args).result()
 
 
 # %% ../nbs/05_moments.ipynb #4537aac5
@@ -453,7 +470,8 @@ def _dask_parts(A, y):
     return xs, ys
 
 # %% ../nbs/05_moments.ipynb #410f24c0
-def _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows, box=None, clip='entry') -> tuple:
+def _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows, box=None, clip='entry',
+                 finite=False) -> tuple:
     "Checked public arguments of `exact_moments`, in the order `_block_stats` takes them."
     k, f, B = check_int(n_classes, 'n_classes'), check_int(frac_bits, 'frac_bits'), check_int(block_rows, 'block_rows')
     check_positive(bound, 'bound')
@@ -463,7 +481,7 @@ def _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows,
     if clip not in ('entry', 'ball'): raise ValueError(f"clip must be 'entry' or 'ball', got {clip!r}")
     if box is not None and not (isinstance(box, (tuple, list)) and len(box) in (2, 4)):
         raise ValueError("box: pass (lower, upper) or (lower, upper, centre, scale), each one entry per column")
-    return (k, prep, float(bound), second, bool(squares), f, B, box, clip)
+    return (k, prep, float(bound), second, bool(squares), f, B, box, clip, bool(finite))
 
 def _moments_dask(A, y, args:tuple) -> tuple:
     "(exact integer statistics, number of partitions) of Dask collections: one `compute`, small arrays back."
@@ -478,8 +496,9 @@ def _moments_in_memory(A, y, args:tuple, chunk_rows:int) -> tuple:
     step = check_int(chunk_rows, 'chunk_rows')
     take = (lambda s: A.iloc[s:s + step]) if hasattr(A, 'iloc') else (lambda s: A[s:s + step])
     yv = None if y is None else (y.to_numpy() if hasattr(y, 'to_numpy') else np.asarray(y))
-    parts = [_block_stats(take(s), None if yv is None else yv[s:s + step], *args) for s in range(0, max(len(A), 1), step)]
-    return _add_stats(parts), len(parts)
+    tot, starts = None, range(0, max(len(A), 1), step)
+    for s in starts: tot = _accumulate(take(s), None if yv is None else yv[s:s + step], *args, tot=tot)   # one set of totals
+    return tot.result(), len(starts)
 
 # %% ../nbs/05_moments.ipynb #87ee97ca
 def exact_moments(A,                        # rows: ndarray, pandas frame, or Dask array / DataFrame
@@ -495,9 +514,10 @@ def exact_moments(A,                        # rows: ndarray, pandas frame, or Da
                   chunk_rows:int=1 << 16,   # in memory: rows pre-processed at a time (bounds the working memory)
                   box=None,                 # public (lower, upper) or (lower, upper, centre, scale): rows into the unit box first, then (u − centre)/scale
                   clip:str='entry',         # 'entry': each entry clipped to ±b | 'ball': each row clipped to the b-ball (‖q‖ ≤ 2**f)
+                  finite:bool=False,        # refuse NaN and infinite entries of the pre-processed rows (checked inside the pass)
                  ) -> dict:
     "Exact class counts, class sums and second moments of the quantised rows; identical for any partitioning (one `compute` on Dask)."
-    args = _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows, box, clip)
+    args = _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows, box, clip, finite)
     ints, n_parts = _moments_dask(A, y, args) if is_dask(A) else _moments_in_memory(A, y, args, chunk_rows)
     return _finish(ints, bound, args[5], n_parts)
 
