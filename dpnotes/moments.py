@@ -189,19 +189,22 @@ def _piece_kernel(Z, idx, Q, mode:int, a, s, c, inv, G:float, top:float, K:float
     its class count. Modes: 0 entry clip; 1 unit box onto the grid; 2 box (+ centre, scale), entry clip; 3 the same,
     ball clip; 4 ball clip. Returns the rows done: m, or the first row the NumPy path must take (its squared norm over-
     or underflows), or −1 − i when row i has a NaN squared norm. NaN entries pass into the sums (refused at the fold);
-    with `finite`, fin[j] += x·0 marks a NaN or infinite input entry in column j (0 stays 0)."""
+    with `finite`, x·0 (0 for a finite x, NaN for NaN or ±∞) is added to the class sum (entry modes) or to fin[j]."""
     m, d = Z.shape
     for i in range(m):
-        if finite:
+        ci = idx[i]
+        if finite and mode >= 2:
             for j in range(d): fin[j] += Z[i, j] * 0.0
-        if mode == 0:
+        if mode == 0:                                            # entry modes: quantise and add in one loop
             for j in range(d):
-                t = np.trunc(Z[i, j] * G)
-                Q[i, j] = -top if t < -top else (top if t > top else t)
+                x = Z[i, j]; t = np.trunc(x * G)
+                t = -top if t < -top else (top if t > top else t)
+                Q[i, j] = t; sums[ci, j] += (t + x * 0.0) if finite else t
         elif mode == 1:
             for j in range(d):
-                t = Z[i, j] * a[j]; t = t + s[j]
-                Q[i, j] = np.trunc(0.0 if t < 0.0 else (top if t > top else t))
+                x = Z[i, j]; t = x * a[j]; t = t + s[j]
+                t = np.trunc(0.0 if t < 0.0 else (top if t > top else t))
+                Q[i, j] = t; sums[ci, j] += (t + x * 0.0) if finite else t
         elif mode == 4:
             for j in range(d): Q[i, j] = Z[i, j]
         else:
@@ -212,7 +215,8 @@ def _piece_kernel(Z, idx, Q, mode:int, a, s, c, inv, G:float, top:float, K:float
             if mode == 2:
                 for j in range(d):
                     t = np.trunc(Q[i, j] * G)
-                    Q[i, j] = -top if t < -top else (top if t > top else t)
+                    t = -top if t < -top else (top if t > top else t)
+                    Q[i, j] = t; sums[ci, j] += t
         if mode >= 3:                                            # the row onto the ball: φ = K / max(‖z‖, b)
             for j in range(d): scratch[j] = Q[i, j] * Q[i, j]
             h = 0
@@ -242,9 +246,9 @@ def _piece_kernel(Z, idx, Q, mode:int, a, s, c, inv, G:float, top:float, K:float
             if not sq < np.inf or (sq < 1e-280 and not b > 1e-130): return i
             nrm = np.sqrt(sq)
             phi = K / (nrm if nrm > b else b)
-            for j in range(d): Q[i, j] = np.trunc(Q[i, j] * phi)
-        ci = idx[i]
-        for j in range(d): sums[ci, j] += Q[i, j]
+            for j in range(d):
+                t = np.trunc(Q[i, j] * phi)
+                Q[i, j] = t; sums[ci, j] += t
         if want_sq:
             for j in range(d): sumsq[j] += Q[i, j] * Q[i, j]
         counts[ci] += 1
@@ -380,14 +384,12 @@ def add(self:_Totals, Z, idx):
 # %% ../nbs/05_moments.ipynb #249282c8
 @patch
 def _fold(self:_Totals):
-    "The float64 sums (exact integers; second moments as upper triangles, mirrored) into int64; the float sums set to 0."
-    if not np.isfinite(self.fin).all(): raise ValueError(_NONFINITE)
+    """The float64 sums (exact integers) into int64, the float sums set to 0. The second moments stay upper triangles
+    (`dsyrk` never writes below the diagonal, which stays 0) until `_move` mirrors them. One sum checks all for NaN."""
+    if not np.isfinite(sum(M.sum() for M in self.f64) + self.fs.sum() + self.fq.sum() + self.fin.sum()):
+        raise ValueError(_NONFINITE if self.finite else _NAN)   # with `finite`, every NaN comes from a NaN or ±∞ entry
     for c, M in enumerate(self.f64):
-        U = np.triu(M)
-        if not np.isfinite(U).all(): raise ValueError(_NAN)
-        self.i64['second'][c] += (U + np.triu(U, 1).T).astype(np.int64)
-        M[...] = 0.0
-    if not (np.isfinite(self.fs).all() and np.isfinite(self.fq).all()): raise ValueError(_NAN)
+        self.i64['second'][c] += M.astype(np.int64); M[...] = 0.0
     self.i64['sum'] += self.fs.astype(np.int64); self.i64['sumsq'] += self.fq.astype(np.int64)
     self.fs[...] = 0.0; self.fq[...] = 0.0; self.rows_f = 0
 
@@ -397,6 +399,7 @@ def _fold(self:_Totals):
 def _move(self:_Totals):
     "int64 totals into the Python-integer totals (exact, no overflow)."
     self._fold()
+    for S in self.i64['second']: S += np.triu(S, 1).T          # the upper triangles mirrored (lower parts were 0)
     i64 = dict(self.i64, second=self.i64['second'][0] if self.second == 'pooled' else self.i64['second'])
     self.py = {key: self.py[key] + i64[key].astype(object) for key in self.py}
     self._reset()
