@@ -14,7 +14,9 @@ Ratios and their targets (issue #40):
 BLAS runs on one thread (threadpoolctl): a single-threaded floor is far more stable on a shared machine, and every step
 here but the products is single-threaded anyway. The rows per d are chosen so that X has the same size (--cells
 entries) at every d. Not a test: the default suite times nothing. Usage:
-python benchmarks/bench_speed.py [--cells 2e7] [--dims 10 50 200] [--rounds 7] [--threads 1] [--skip TEXT]
+python benchmarks/bench_speed.py [--cells 2e7 | --n ROWS] [--dims 10 50 200] [--rounds 7] [--threads 1] [--skip TEXT]
+[--write]   (--write merges the rows into data/results/bench_speed.csv; --d and --repeats are the old names of
+--dims and --rounds)
 """
 import argparse, time
 import numpy as np
@@ -73,14 +75,15 @@ def cases(n: int, d: int) -> dict:
     return out
 
 
-def main(cells=20_000_000, dims=(10, 50, 200), rounds=7, threads=1, skip=()):
+def main(cells=20_000_000, dims=(10, 50, 200), rounds=7, threads=1, skip=(), n=None, write=False):
     import dpnotes.suffstat, dpnotes.moments, scipy.linalg.blas  # noqa: F401  (every BLAS loaded before the limit is set)
     from threadpoolctl import threadpool_limits
     print(f"targets: {TARGETS}")
+    rows = []
     with threadpool_limits(limits=threads, user_api='blas'):
         for d in dims:
-            n = cells // d
-            cs = {k: v for k, v in cases(n, d).items() if not any(s in k for s in skip)}
+            nd = n or cells // d
+            cs = {k: v for k, v in cases(nd, d).items() if not any(s in k for s in skip)}
             for _, floor, release in cs.values(): floor(); release()          # warm imports, caches, compilation
             ratios = {k: [] for k in cs}; times = {k: ([], []) for k in cs}
             for i in range(rounds):                                           # interleaved, paired rounds
@@ -91,15 +94,35 @@ def main(cells=20_000_000, dims=(10, 50, 200), rounds=7, threads=1, skip=()):
                     ratios[name].append(rel / fl); times[name][0].append(fl); times[name][1].append(rel)
             for name, (key, _, _) in cs.items():
                 r = float(np.median(ratios[name])); ok = 'ok' if r <= TARGETS[key] else 'MISSED'
-                print(f"d={d:<4d} n={n:<8d} {name:48s} floor {np.median(times[name][0]):.4f}s  "
-                      f"release {np.median(times[name][1]):.4f}s  ratio {r:.2f}  (target {TARGETS[key]}: {ok})",
-                      flush=True)
+                fl, rel = np.median(times[name][0]), np.median(times[name][1])
+                print(f"d={d:<4d} n={nd:<8d} {name:48s} floor {fl:.4f}s  release {rel:.4f}s  ratio {r:.2f}  "
+                      f"(target {TARGETS[key]}: {ok})", flush=True)
+                rows.append(dict(n=nd, d=d, threads=threads, case=name, floor_s=fl, release_s=rel, ratio=r,
+                                 repeats=rounds))
+    if write: _write(rows)
+
+
+def _write(rows):
+    "Merge the rows into data/results/bench_speed.csv (a row replaces the stored one with the same n, d, threads, case)."
+    import pandas as pd
+    from pathlib import Path
+    out = Path(__file__).resolve().parents[1] / 'data' / 'results' / 'bench_speed.csv'
+    new = pd.DataFrame(rows)
+    if out.exists():
+        old = pd.read_csv(out)
+        key = ['n', 'd', 'threads', 'case']
+        new = pd.concat([old[~old.set_index(key).index.isin(new.set_index(key).index)], new], ignore_index=True)
+    new.to_csv(out, index=False, float_format='%.4g')
+    print(f"wrote {out}")
 
 
 if __name__ == '__main__':
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--cells', type=float, default=2e7); p.add_argument('--dims', type=int, nargs='+', default=[10, 50, 200])
-    p.add_argument('--rounds', type=int, default=7); p.add_argument('--threads', type=int, default=1)
+    p.add_argument('--cells', type=float, default=2e7, help='entries of X at every d (rows = cells / d)')
+    p.add_argument('--n', type=float, default=None, help='rows at every d instead (overrides --cells)')
+    p.add_argument('--dims', '--d', type=int, nargs='+', default=[10, 50, 200])
+    p.add_argument('--rounds', '--repeats', type=int, default=7); p.add_argument('--threads', type=int, default=1)
+    p.add_argument('--write', action='store_true', help='merge the rows into data/results/bench_speed.csv')
     p.add_argument('--skip', action='append', default=[], help='skip the cases whose name contains this text (repeatable)')
     a = p.parse_args()
-    main(int(a.cells), tuple(a.dims), a.rounds, a.threads, tuple(a.skip))
+    main(int(a.cells), tuple(a.dims), a.rounds, a.threads, tuple(a.skip), None if a.n is None else int(a.n), a.write)

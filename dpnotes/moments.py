@@ -124,7 +124,7 @@ def _copied(Z, out): np.copyto(out, Z); return out
 # %% ../nbs/05_moments.ipynb #89e1781b
 def _box_consts(box, clip:str, b:float, f:int, d:int) -> tuple:
     """(mode, a, s, c, inv, G, top) for `_piece_kernel`: its mode, the per-column constants of the box map (multiplier,
-    offset, centre, 1/scale; 0 and 1 where absent, exact no-ops) and the grid factor and clip bound, as `_quantiser` has them."""
+    offset, centre, 1/scale; 0 and 1 where absent, exact no-ops), the grid factor and the clip bound of `_quantiser`."""
     one, G = float(1 << f), _scale(b, f)
     zero, ones = np.zeros(d), np.ones(d)
     if box is None: return (0 if clip == 'entry' else 4), zero, zero, zero, ones, G, one
@@ -174,7 +174,7 @@ def _compiled() -> bool:
 # %% ../nbs/05_moments.ipynb #a9c708ca
 def _pw_program(n:int) -> np.ndarray:
     """NumPy's pairwise summation of n terms (`np.add.reduce` along a contiguous row) as a postfix program of int64 rows:
-    (start, length) sums a leaf of at most 128 terms, (−1, 0) replaces the last two results by their sum (left + right)."""
+    (start, length) sums a leaf of at most 128 terms, (−1, 0) replaces the last two results by left + right."""
     if n <= 128: return np.array([[0, n]], dtype=np.int64)
     h = n // 2; h -= h % 8
     right = _pw_program(n - h); right[right[:, 0] >= 0, 0] += h
@@ -500,7 +500,8 @@ def _moments_in_memory(A, y, args:tuple, chunk_rows:int) -> tuple:
     take = (lambda s: A.iloc[s:s + step]) if hasattr(A, 'iloc') else (lambda s: A[s:s + step])
     yv = None if y is None else (y.to_numpy() if hasattr(y, 'to_numpy') else np.asarray(y))
     tot, starts = None, range(0, max(len(A), 1), step)
-    for s in starts: tot = _accumulate(take(s), None if yv is None else yv[s:s + step], *args, tot=tot)   # one set of totals
+    for s in starts:                                           # one set of totals for all chunks
+        tot = _accumulate(take(s), None if yv is None else yv[s:s + step], *args, tot=tot)
     return tot.result(), len(starts)
 
 # %% ../nbs/05_moments.ipynb #87ee97ca
@@ -517,7 +518,7 @@ def exact_moments(A,                        # rows: ndarray, pandas frame, or Da
                   chunk_rows:int=1 << 16,   # in memory: rows pre-processed at a time (bounds the working memory)
                   box=None,                 # public (lower, upper) or (lower, upper, centre, scale): rows into the unit box first, then (u − centre)/scale
                   clip:str='entry',         # 'entry': each entry clipped to ±b | 'ball': each row clipped to the b-ball (‖q‖ ≤ 2**f)
-                  finite:bool=False,        # refuse NaN and infinite entries of the pre-processed rows (checked inside the pass)
+                  finite:bool=False,        # refuse NaN and ±∞ in the pre-processed rows (checked inside the pass)
                  ) -> dict:
     "Exact class counts, class sums and second moments of the quantised rows; identical for any partitioning (one `compute` on Dask)."
     args = _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows, box, clip, finite)

@@ -261,7 +261,7 @@ def fit(self:SuffStatGauss, X, y):
     """Release the noisy statistics of (X, y); spends exactly (epsilon, delta). X: numeric (n, d) array or DataFrame, or a
     Dask array / DataFrame (then y a Dask collection partitioned like X, e.g. a column of the same frame); y: labels in `classes`."""
     rows, lab, by_label, d, names, rho, lo, hi, classes = self._read_inputs(X, y)
-    k, checked = len(classes), by_label is None                # in memory the first pass checks every row (inside the pass): the second need not
+    k, checked = len(classes), by_label is None                # in memory the first pass checks every row: the second need not
     self.classes_, self.n_features_in_, self.bounds_, self.feature_names_in_ = classes, d, (lo, hi), names
     self.y_name_ = getattr(y, 'name', None)
     g_fit, g_sample = as_rng(self.rng).spawn(2)                # noise and sampling never share a stream
@@ -275,8 +275,9 @@ def fit(self:SuffStatGauss, X, y):
     stage = self.scaling in ('centre', 'standardise')
     pass_two = lambda c, s, ok: exact_moments(rows, lab, k, prep=_label_prep(by_label, ok, self.scaling == 'row_norm'),
                                               box=_box_of(self.scaling, lo, hi, c, s), clip='ball', bound=r, second=self.covariance)
-    first = (exact_moments(rows, lab, k, prep=_label_prep(by_label, True), box=(lo, hi), bound=1.0, second=None, finite=True,
-                           squares=self.scaling == 'standardise') if stage else pass_two(np.full(d, 0.5), np.ones(d), False))
+    first = (exact_moments(rows, lab, k, prep=_label_prep(by_label, True), box=(lo, hi), bound=1.0, second=None,
+                           finite=True, squares=self.scaling == 'standardise')   # NaN, ±∞ refused inside the pass
+             if stage else pass_two(np.full(d, 0.5), np.ones(d), False))
     # 1. class counts (Δ₂ = √2); the row count is never used, only the sum of the noisy counts
     exact = first['count'].astype(float)
     counts = exact if self.class_sizes == 'public' else release(exact, sig['counts'], 'counts')
