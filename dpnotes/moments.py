@@ -422,14 +422,14 @@ def _accumulate(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits:
     A, yv = _as_block(A), None if y is None else np.asarray(y)
     n = len(A)
     if yv is not None and len(yv) != n: raise ValueError(f"y: need one label per row ({n}), got {len(yv)}")
-    P = min(piece_rows(A.shape[1], frac_bits), block_rows)
-    for s in range(0, max(n, 1), P):                           # pre-processed, quantised and multiplied piece by piece
-        Z, ib = _prepared(A[s:s + P], None if yv is None else yv[s:s + P], k, prep)
+    P, B = min(piece_rows(A.shape[1], frac_bits), block_rows), block_rows
+    for s in range(0, max(n, 1), B):                           # pre-processed B rows at a time (fewer calls of `prep`),
+        Z, ib = _prepared(A[s:s + B], None if yv is None else yv[s:s + B], k, prep)
         if tot is None:
             tot = _Totals(k, Z.shape[1], second, squares, box, clip, bound, frac_bits, block_rows, min(n, P), finite)
-        if len(Z) > len(tot.q):                                # a later chunk longer than the first one's pieces
-            tot.q, tot.quant, tot.qargs = np.empty((len(Z), tot.d)), None, (*tot.qargs[:5], len(Z))
-        tot.add(Z, ib)
+        if min(len(Z), P) > len(tot.q):                        # a later chunk longer than the first one's pieces
+            m = min(len(Z), P); tot.q, tot.quant, tot.qargs = np.empty((m, tot.d)), None, (*tot.qargs[:5], m)
+        for e in range(0, max(len(Z), 1), P): tot.add(Z[e:e + P], ib[e:e + P])   # quantised and multiplied by pieces
     return tot
 
 def _block_stats(*args) -> dict:
