@@ -20,7 +20,7 @@ __all__ = ['FRAC_BITS', 'BLOCK_ROWS', 'CACHE_BYTES', 'quantise', 'piece_rows', '
 
 # %% ../nbs/05_moments.ipynb #10a093d3
 FRAC_BITS = 20          # entries in [-b, b] become integers q with |q| <= 2**20
-BLOCK_ROWS = 1 << 13    # rows summed in float64 at most: 2**13 * (2**20)**2 = 2**53, so every partial sum is exact
+BLOCK_ROWS = 2 ** (53 - 2 * FRAC_BITS)   # rows summed in float64 at most: 2**13 · (2**20)**2 = 2**53, exact
 
 def _scale(bound:float, frac_bits:int) -> float:
     "The one factor 2**f/b · (1 − 2**-40), rounded twice: each entry then takes one multiplication (three roundings in all)."
