@@ -366,7 +366,7 @@ def add(self:_Totals, Z, idx):
     if self.nb:
         i = _kernel()(np.ascontiguousarray(Z), idx, Q, *self.args, self.fs, self.i64['count'], self.fq,
                       self.squares and self.second is None, self.fin, self.finite)
-        if i < 0: raise ValueError(_NAN)
+        if i < 0: raise ValueError(_NONFINITE if self.finite else _NAN)
     if i < m:                                                   # the NumPy path: rows i..m of the piece
         if self.finite and not (np.isfinite(Z[i:].min()) and np.isfinite(Z[i:].max())): raise ValueError(_NONFINITE)
         if self.quant is None: self.quant = _quantiser(*self.qargs)
