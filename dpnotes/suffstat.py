@@ -275,8 +275,9 @@ def fit(self:SuffStatGauss, X, y):
     stage = self.scaling in ('centre', 'standardise')
     pass_two = lambda c, s, ok: exact_moments(rows, lab, k, prep=_label_prep(by_label, ok, self.scaling == 'row_norm'),
                                               box=_box_of(self.scaling, lo, hi, c, s), clip='ball', bound=r, second=self.covariance)
-    first = (exact_moments(rows, lab, k, prep=_label_prep(by_label), box=(lo, hi), bound=1.0, second=None,
-                           squares=self.scaling == 'standardise') if stage else pass_two(np.full(d, 0.5), np.ones(d), False))
+    first = (exact_moments(rows, lab, k, prep=_label_prep(by_label, True), box=(lo, hi), bound=1.0, second=None,
+                           finite=True, squares=self.scaling == 'standardise')   # NaN, ±∞ refused inside the pass
+             if stage else pass_two(np.full(d, 0.5), np.ones(d), False))
     # 1. class counts (Δ₂ = √2); the row count is never used, only the sum of the noisy counts
     exact = first['count'].astype(float)
     counts = exact if self.class_sizes == 'public' else release(exact, sig['counts'], 'counts')
