@@ -215,3 +215,31 @@ def test_plan_uses_the_estimators_radius_rule():
     from dpnotes.suffstat import SuffStatGauss
     for d in (3, 12, 40):
         assert suffstat_sigmas(d, 2, 1.0, 1e-5)['radius'] == SuffStatGauss()._radius(d)
+
+
+# ---- the low-bits attack on a class used directly: with the default sampler every released count lies on the public
+# grid of its noise, whatever the data, so no pattern of low-order bits can tell two neighbours apart; NumPy's sampler
+# (by name) does not, and a neighbour's count shifts the set of values it can produce
+
+def _counts(y, sampler=None, seed=0):
+    from dpnotes.suffstat import SuffStatGauss
+    g = np.random.default_rng(7); X = g.uniform(size=(len(y), 3))
+    kw = {} if sampler is None else dict(sampler=sampler)
+    m = SuffStatGauss(1.0, 1e-5, bounds=(np.zeros(3), np.ones(3)), classes=[0, 1], rng=seed, **kw).fit(X, y)
+    return m.class_counts_, m.sigmas_['counts']
+
+
+def _on_grid(v, sigma) -> bool:
+    from dpnotes.privacy import safe_grid
+    q = np.asarray(v) / safe_grid(sigma)
+    return bool(np.all(q == np.rint(q)))
+
+
+def test_direct_use_releases_counts_on_the_public_grid():
+    y = np.array([0, 1] * 20)
+    y2 = y.copy(); y2[0] = 1                                  # a neighbour: one row changes class
+    for seed in range(20):
+        for labels in (y, y2):
+            c, s = _counts(labels, seed=seed)
+            assert _on_grid(c, s), (seed, c)
+    assert not all(_on_grid(*_counts(y, 'numpy', seed)) for seed in range(20))   # the control: off the grid

@@ -332,7 +332,7 @@ def test_stored_front_door_grid_covers_every_case():
 # and the slice of this checkout is chosen by its commit count, so consecutive submissions walk through every slice
 
 SLICE_RUNS = 30            # runs per table: a deterministic difference still shows above ε = 1 (about 1.2 at 95 %)
-SLICE_BUDGET = 240.0       # seconds of stored cost per slice (at SLICE_RUNS); the run stops starting cases past 1.5×
+SLICE_BUDGET = 150.0       # seconds of stored cost per slice (at SLICE_RUNS); the run stops starting cases past 1.5×
 
 
 def _grid():
