@@ -1,4 +1,4 @@
-"""MST (smartnoise-synth) at the ε whose guarantee under REPLACE-ONE neighbours equals the copula's, on the splits of
+"""MST (smartnoise-synth) at the ε whose zCDP ρ under REPLACE-ONE neighbours equals the copula's, on the splits of
 benchmarks/bench_peers.py (same splits, peer seeds, scorer, metrics and public column kinds: its `split_of` and the
 same call of `dpnotes.bench.run_peer`; only ε differs).
 
@@ -9,8 +9,11 @@ Why another ε. dpnotes spends ρ = `zcdp_rho(1, 1e-5)` = 0.035926 of zCDP under
 spends ρ_ar = `snsynth.utils.cdp_rho(ε, δ)` under add/remove neighbours: 2/3 of it on two rounds of Gaussian marginal
 measurements (L2 sensitivity 1 under add/remove, √2 under replace-one: ρ × 2) and 1/3 on exponential mechanisms
 calibrated to a quality sensitivity of 1 (2 under replace-one: ε × 2, ρ = ε²/8 × 4). Under replace-one MST at ρ_ar is
-therefore (2·2/3 + 4·1/3)·ρ_ar = (8/3)·ρ_ar-zCDP, and the equal guarantee asks for cdp_rho(ε', δ) = (3/8)·ρ: ε' = 0.6412
+therefore (2·2/3 + 4·1/3)·ρ_ar = (8/3)·ρ_ar-zCDP, and an equal ρ asks for cdp_rho(ε', δ) = (3/8)·ρ: ε' = 0.6412
 (solved with the peer's own `cdp_rho` and rounded down; nbs/80_benchmark.ipynb derives and tests each step).
+Equal ρ is not equal (ε, δ): the copula's ρ is (1, 1e-5)-DP by the exact Gaussian conversion, while MST (not all
+Gaussian) at the same ρ is provably only (1.092, 1e-5)-DP by the generic conversion; MST at (1, 1e-5) under replace-one
+would run at ε' = 0.5874, a smaller budget than the 0.6412 used here.
 
 Writes data/results/bench_peers_equal_runs.csv (one row per split and decoding; rewritten after every fit, fits already
 in it skipped) and data/results/bench_peers_equal.csv (per data set: MST at ε = 1 from bench_peers_fidelity_runs.csv and
@@ -30,7 +33,7 @@ sys.path.insert(0, str(HERE))
 import bench_peers as bp  # noqa: E402
 from dpnotes import bench  # noqa: E402
 
-EPS_EQUAL = 0.6412            # cdp_rho(ε', 1e-5) = (3/8) zcdp_rho(1, 1e-5), rounded down (a slightly stronger guarantee)
+EPS_EQUAL = 0.6412            # cdp_rho(ε', 1e-5) = (3/8) zcdp_rho(1, 1e-5), rounded down (a slightly smaller ρ; equal ρ, not (ε, δ))
 RHO_OURS = 0.035926           # dpnotes.suffstat.zcdp_rho(1, 1e-5), replace-one
 RHO_AR = {1.0: 0.030557, EPS_EQUAL: 0.013471}   # snsynth.utils.cdp_rho(ε, 1e-5), add/remove
 FACTOR = 8 / 3                # replace-one ρ of MST per add/remove ρ

@@ -37,7 +37,7 @@ def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 no
                   neighbour: str = 'replace', # 'replace' (Delta_2 = sqrt(2) r^2) or 'add_remove' (Delta_2 = r^2)
                   method: str = 'analytic', # Gaussian calibration, see `dpnotes.privacy.gaussian_sigma`
                   clip: bool = False, # rescale rows with norm > row_norm instead of raising
-                  sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                  sampler: str = 'safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                  ):
     """(epsilon, delta)-DP symmetric release of the Gram matrix $X^\\top X$ (Analyze Gauss, Dwork et al. 2014).
 

@@ -703,7 +703,8 @@ def _refuses_out_of_domain(run, data):
 
 
 # %% ../nbs/01_audit.ipynb #3069bd2c
-def _float_noise(run, data, sampler='numpy'):
+from functools import partial
+def _float_noise(run, data, sampler): # a control: its sampler is always named (`LEAKY_CONTROLS`)
     r = run(data, sampler=sampler)
     from dpnotes.privacy import laplace_mech
     k = float((data.df['c'].astype(str) == 'r').sum())                     # Δ₁ = 1 under replace-one
@@ -717,7 +718,7 @@ def _fails_on_empty_partition(run, data):
 LEAKY_CONTROLS = {'dtypes follow the input': _dtypes_follow_input, 'replayable model': _replayable_model,
                   'prints real rows': _prints_real_rows, 'exit status from labels': _exit_status_on_labels,
                   'refuses out-of-domain data': _refuses_out_of_domain, 'empty partition fails': _fails_on_empty_partition,
-                  'float sampler': _float_noise}
+                  'float sampler': partial(_float_noise, sampler='numpy')}   # NumPy's: the leak on purpose
 # the pair and path on which each control is audited
 CONTROL_CASES = {'dtypes follow the input': ('missing_cell', 'release'), 'replayable model': ('label', 'release'),
                  'prints real rows': ('label', 'release'), 'exit status from labels': ('label', 'release'),
@@ -751,16 +752,12 @@ def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
         return audit_release(call, D, Dp, epsilon, delta, featurize=front_door_observation, n_runs=n_runs, alpha=alpha, rng=rng)
 
 # %% ../nbs/01_audit.ipynb #ed8d9d61
-# the third group: non-default options through release(), as (method, method parameters, rows of the table)
-FRONT_OPTIONS = (('copula-gauss', dict(sums_share=0.5, clip_factor=0.5), 24),   # the copula's dependence defaults before rule R4 (26_copula)
-                 ('copula-gauss', dict(clip_factor='auto'), 24),      # κ = 0.25: 24 < copula_min_rows(4, 1) = 315
-                 ('copula-gauss', dict(clip_factor='auto'), 320),     # κ = 0.5: the other branch of clip_rule
-                 ('suffstat-gauss', dict(calibrate=0.25), 24),     # calibration: ρ shared with the fit
-                 ('copula-gauss', dict(atoms=True), 24),            # states exactly on the public bounds
-                 ('suffstat-gauss', dict(calibrate=0.25, calibrate_atoms='threshold'), 24),   # calibration histograms with atoms
-                 ('ron-gauss', dict(calibrate=0.25, calibrate_atoms='threshold'), 24))
+# the third group: non-default options through release(), as (method, method parameters, rows of the table);
+# retired options (`dpnotes.registry.RETIRED`) are refused by the front door and audited no more
+FRONT_OPTIONS = (('copula-gauss', dict(sums_share=0.5, clip_factor=0.5), 24),   # dependence defaults before rule R4
+                 ('suffstat-gauss', dict(calibrate=0.25), 24))     # calibration: ρ shared with the fit
 # and through the command (`--option KEY=VALUE`, forked processes, 30 runs a pair), as (method, options)
-CLI_OPTIONS = (('copula-gauss', dict(sums_share=0.5, clip_factor=0.5)), ('suffstat-gauss', dict(calibrate=0.25, calibrate_atoms='threshold')))
+CLI_OPTIONS = (('copula-gauss', dict(sums_share=0.5, clip_factor=0.5)), ('suffstat-gauss', dict(calibrate=0.25)))
 
 @dataclass
 class FrontCase:

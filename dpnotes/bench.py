@@ -324,7 +324,7 @@ def _mean_se(d) -> tuple:
 def paired_diff(a:pd.DataFrame, b:pd.DataFrame, metrics=('accuracy',), by:str='dataset') -> pd.DataFrame:
     """Per value of `by`: the splits `a` and `b` share (rows matched on `by` and `repeat`), and per metric the mean of the
     per-split differences a − b (`d_<metric>`), its standard error (`se_<metric>`) and the number of splits where both
-    sides have a value (`n_<metric>`). Every paired comparison of the benchmark (levers, peers, equal guarantee) goes
+    sides have a value (`n_<metric>`). Every paired comparison of the benchmark (levers, peers, equal ρ) goes
     through it; pass one row per split on each side."""
     j = a.merge(b, on=[by, 'repeat'], suffixes=('', '_b'))
     rows = []

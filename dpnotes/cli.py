@@ -25,7 +25,9 @@ import typer
 import dpnotes.data as _data
 import dpnotes.privacy as _privacy
 from .data import CHECK_WARNING, check_table, draft_schema, read_by_schema, read_by_schema_dask, read_table
-from .release import METHODS, as_schema, drafted_fields, method_params, methods, release, SizeWarning, wdbc_schema
+from .data import as_schema, drafted_fields
+from .registry import DECISIONS, METHODS, check_retired, method_params, methods, SizeWarning
+from .release import release, wdbc_schema
 
 # %% auto #0
 __all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'DEFAULT_METHOD', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR', 'RELEASE_OPTIONS',
@@ -208,7 +210,7 @@ def _release_schema(schema, source, label, method, allow_drafted) -> tuple:
     return sch, label
 
 # %% ../nbs/61_cli.ipynb #ce9a8514
-RELEASE_OPTIONS = ('calibrate', 'calibrate_atoms')   # keywords of `release` itself that `--option` may set
+RELEASE_OPTIONS = ('calibrate',)   # keywords of `release` itself that `--option` may set
 
 def parse_options(items) -> dict:
     "Options of `dpnotes release` from repeated `--option KEY=VALUE`: VALUE read as JSON (0.9, true, null, \"auto\") when it parses, else as text."
@@ -225,6 +227,8 @@ def parse_options(items) -> dict:
 def _check_options(sch, method, epsilon, delta, label, opts, on_dask: bool = False) -> dict:
     "The options, checked before any row is read: names against the method's parameters, values by a release of the public table (`dpnotes.plan.plan_ledger`)."
     ok = method_params(METHODS[method])
+    try: check_retired(opts)
+    except ValueError as e: raise BadInput(f"--option {_one_line(e)}") from None
     bad = [k for k in opts if k not in ok and k not in RELEASE_OPTIONS]
     if bad: raise BadInput(f"--option {bad[0]}: not an option of {method}; its options: {', '.join(ok + list(RELEASE_OPTIONS))}")
     if on_dask and opts.get('calibrate'): raise BadInput("--option calibrate: not with --dask (the calibrated quantile map needs the released table in memory); leave it out")
@@ -233,7 +237,6 @@ def _check_options(sch, method, epsilon, delta, label, opts, on_dask: bool = Fal
         try: plan_ledger(sch, method, epsilon, 1e-5 if delta is None else delta, label, **opts)
         except (TypeError, ValueError) as e: raise BadInput(f"--option: {_one_line(e)}") from None
     return opts
-
 
 # %% ../nbs/61_cli.ipynb #1b00aa96
 def _read_private(source: str, sch) -> pd.DataFrame:
@@ -385,8 +388,8 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
                 dry_run: bool = typer.Option(False, '--dry-run', help='read no data: print the ledger, every noise scale and a forecast'),
                 input_rows: int = typer.Option(None, '--input-rows', help="with --dry-run: a public estimate of the input's rows"),
                 on_dask: bool = typer.Option(False, '--dask', help='IN larger than memory: a CSV/Parquet path or glob, released on Dask'),
-                options: list[str] = typer.Option(None, '--option', help="KEY=VALUE, repeatable: a parameter of the method (`dpnotes methods`), calibrate or calibrate_atoms"),
-                no_report: bool = typer.Option(False, '--no-report', hidden=True, help='no effect (the summary is off by default)')):
+                options: list[str] = typer.Option(None, '--option', help="KEY=VALUE, repeatable: a parameter of the method (`dpnotes methods`) or calibrate"),
+                no_report: bool = typer.Option(False, '--no-report', hidden=True, help='retired (it had no effect)')):
     """Release a table with a DP method; print the privacy ledger and the public rules. Nothing computed from the real
     rows is printed unless you ask for it (--summary, NOT private). Cells outside the schema are never refused: a cell
     that is not a number or not a declared category reads as missing, numbers are clipped to the bounds, and missing
@@ -394,6 +397,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
 
     Example:  dpnotes release wdbc -o wdbc_dp.csv --method suffstat-gauss --epsilon 1
     """
+    if no_report: raise BadInput(f"--no-report: a retired option (it had no effect); see the decisions page, {DECISIONS}#no-report")
     s = _check_numbers(method, epsilon, delta, seed, rows, sampler)
     if not on_dask and not Path(source).exists() and source.lower() not in SHIPPED:
         raise BadInput(f"{source}: file not found (or a shipped table name: {', '.join(SHIPPED)})")

@@ -24,7 +24,7 @@ def mean_l1_sensitivity(m: int, n: int, row_norm: float = 1.0) -> float:
 def dp_mean(X, # rows with norm <= row_norm
             epsilon: float, row_norm: float = 1.0,
             rng=None, # None (fresh entropy: use this for a release) | int (tests, teaching) | Generator
-            sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+            sampler: str = 'safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
            ) -> np.ndarray:
     """epsilon-DP mean of rows with norm <= row_norm (Laplace mechanism, RON-Gauss Lemma 2).
 

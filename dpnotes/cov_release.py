@@ -39,7 +39,7 @@ def laplace_moment(M, # (q, q) exact second-moment matrix (symmetric)
                    upper: float, # L1 sensitivity of the upper triangle
                    pub: float, # the published calibration (RON-Gauss Lemma 4), used with `published=True`
                    epsilon: float, rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
-                   sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                   sampler: str = 'safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                    release: str = 'upper', # 'upper' (the upper triangle, mirrored) or 'full' (all q^2 entries, then averaged)
                    published: bool = False, # all q^2 entries at scale pub / epsilon, not symmetrised (NOT DP for q >= 3)
                   ) -> np.ndarray:
@@ -65,7 +65,7 @@ def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
                 psd: bool = False, # project the result onto the PSD cone (post-processing)
                 published: bool = False, # RON-Gauss Lemma 4 calibration on all p^2 entries, not symmetrised (NOT DP for p >= 3)
                 clip: bool = False, # rescale over-long rows instead of raising (a domain check on a public bound)
-                sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                sampler: str = 'safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                ) -> np.ndarray:
     """epsilon-DP release of $\\frac1n X^\\top X$ by the Laplace mechanism (replace-one neighbours, n public).
 

@@ -18,9 +18,10 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING', 'CHECK_WARNING',
-           'Dataset', 'Column', 'Schema', 'draft_schema', 'datasets_dir', 'find_data_dir', 'cache_dir', 'list_datasets',
-           'dataset_info', 'clean_features', 'load_dataset', 'fetch_dataset', 'data_available', 'read_table',
-           'check_complete', 'table_cells', 'read_by_schema', 'check_table', 'read_by_schema_dask']
+           'SCHEMA_HINT', 'Dataset', 'Column', 'Schema', 'draft_schema', 'datasets_dir', 'find_data_dir', 'cache_dir',
+           'list_datasets', 'dataset_info', 'clean_features', 'load_dataset', 'fetch_dataset', 'data_available',
+           'read_table', 'check_complete', 'table_cells', 'read_by_schema', 'check_table', 'read_by_schema_dask',
+           'as_schema', 'drafted_fields', 'TableCodec']
 
 # %% ../nbs/02_data.ipynb #2d522e01
 @dataclass(repr=False)
@@ -1256,3 +1257,170 @@ def read_by_schema_dask(source, # a CSV or Parquet path, or a glob of them (e.g.
         ddf.columns = header
     meta = _typed_part(pd.DataFrame({h: pd.Series([], dtype=object) for h in header}), schema)
     return ddf.map_partitions(_typed_part, schema, meta=meta)
+
+# %% ../nbs/02_data.ipynb #6ec7b1d5
+import numbers
+
+# %% ../nbs/02_data.ipynb #c113c299
+def _to_dict(schema) -> dict:
+    "The JSON form of a schema object."
+    return schema.to_dict()
+
+SCHEMA_HINT = ("write one: `dpnotes schema TABLE.csv -o schema.json` (or dpnotes.data.draft_schema(df)), review every field "
+               "against public knowledge (documentation, domain limits; not the data), set \"drafted\": false, then pass it")
+
+# %% ../nbs/02_data.ipynb #4e898520
+def as_schema(schema) -> Schema:
+    "A fresh `Schema` from a `Schema`, its dict form, a JSON file path or JSON text (a public input: checked, errors name the column)."
+    if schema is None: raise ValueError(f"schema: no schema given; the release needs public bounds and categories — {SCHEMA_HINT}")
+    if isinstance(schema, (str, os.PathLike)):
+        text = str(schema)
+        if not text.lstrip().startswith('{'):
+            p = Path(schema)
+            if not p.is_file(): raise ValueError(f"schema: file not found: {p}")
+            text = p.read_text(encoding='utf-8')
+        try: schema = json.loads(text)
+        except json.JSONDecodeError as e: raise ValueError(f"schema: not valid JSON ({e.msg}, line {e.lineno})") from None
+    if isinstance(schema, Schema): schema = schema.to_dict()
+    if not isinstance(schema, dict):
+        raise TypeError(f"schema must be a dpnotes.data.Schema, a dict, or a JSON path/text; got {type(schema).__name__}")
+    if not isinstance(schema.get('columns'), dict) or not schema['columns']:
+        raise ValueError("schema: a non-empty 'columns' mapping is required ({'dpnotes_schema': 1, 'columns': {...}})")
+    for name, c in schema['columns'].items():                       # one column at a time, so errors can name it
+        try: Column(**c)
+        except (TypeError, ValueError) as e: raise ValueError(f"schema: column {name!r}: {e}") from None
+    try: schema = Schema.from_dict({'dpnotes_schema': 1, **schema})    # a fresh copy: the caller's schema is never modified
+    except (TypeError, ValueError) as e: raise ValueError(f"schema: {e}") from None
+    for name, c in schema.columns.items():
+        if c.kind in ('numeric', 'integer'):
+            lo, hi = c.lower, c.upper
+            ok = all(isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in (lo, hi))
+            if not ok or not lo < hi:
+                raise ValueError(f"schema: column {name!r} needs finite bounds with lower < upper, got lower={lo!r}, upper={hi!r}")
+        elif c.kind == 'categorical':
+            cats = c.categories
+            if not cats or len(set(map(repr, cats))) != len(cats):
+                raise ValueError(f"schema: column {name!r} needs a non-empty list of distinct categories, got {cats!r}")
+        else: raise ValueError(f"schema: column {name!r} has kind {c.kind!r}; use 'numeric', 'integer' or 'categorical'")
+    return schema
+
+def drafted_fields(schema) -> list:
+    "Names of the columns whose fields were drafted from the data (not private until reviewed)."
+    return [k for k, c in schema.columns.items() if getattr(c, 'drafted', False)]
+
+# %% ../nbs/02_data.ipynb #bce00385
+class TableCodec:
+    "Public, row-by-row map between a table and the unit cube, defined by the schema alone (never by the data)."
+    def __init__(self, schema, columns, label=None,
+                 dtypes=None, # ignored (kept for old callers): the released dtypes come from the schema alone
+                ):
+        self.schema, self.label = schema, label
+        missing = [c for c in columns if c not in schema.columns]
+        if missing: raise ValueError(f"column {missing[0]!r} is not in the schema (columns missing from it: {missing[:5]})")
+        present = set(columns)
+        self.order = [c for c in schema.columns if c in present]   # output column order: the schema's, never the input's
+        self.features = [c for c in self.order if c != label]
+        if label is not None and schema.columns[label].kind != 'categorical':
+            raise ValueError(f"label {label!r}: the schema must declare it categorical with the public list of classes")
+        self.blocks, j = [], 0                               # (column, kind, first encoded index, width)
+        for c in self.features:
+            col = schema.columns[c]
+            w = len(col.categories) if col.kind == 'categorical' else 1
+            self.blocks.append((c, col.kind, j, w)); j += w
+        self.width = j
+        self.encoded_names = [f'{c}={v}' if k == 'categorical' else c
+                              for c, k, s, w in self.blocks for v in (self.schema.columns[c].categories if k == 'categorical' else [None])]
+
+    @property
+    def dtypes(self) -> dict:
+        "The released dtypes, from the schema alone: integer → int64, numeric → float64, categorical → `category` listing the declared categories."
+        return {c: _schema_dtype(self.schema.columns[c]) for c in self.order}
+
+def _schema_dtype(col):
+    "The one dtype a released column of this schema kind gets."
+    if col.kind == 'integer': return np.dtype('int64')
+    if col.kind == 'numeric': return np.dtype('float64')
+    return pd.CategoricalDtype(categories=list(col.categories), ordered=False)
+
+# %% ../nbs/02_data.ipynb #fee235a0
+def _category_codes(values, categories) -> np.ndarray:
+    "Codes of `values` in the declared `categories`; -1 (the missing state) for a missing value or one outside them (the public rule)."
+    lut = {}
+    for i, v in enumerate(categories):
+        lut.setdefault(v, i); lut.setdefault(str(v), i)
+    out = np.full(len(values), -1, dtype=np.int64)
+    for r, v in enumerate(values):
+        if v is None or (not isinstance(v, str) and pd.isna(v)): continue
+        try: out[r] = lut.get(v, lut.get(str(v), -1))
+        except TypeError: out[r] = lut.get(str(v), -1)       # an unhashable cell: compared by its text only
+    return out
+
+def _as_numbers(s) -> np.ndarray:
+    "A column as float64: numbers as they are; anything else parsed, and what does not parse becomes NaN (the missing state)."
+    if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
+        return s.to_numpy(dtype=float, na_value=np.nan)
+    return pd.to_numeric(pd.Series(s.to_numpy(dtype=object)), errors='coerce').to_numpy(dtype=float, na_value=np.nan)
+
+# %% ../nbs/02_data.ipynb #f5edd3c9
+def _in_domain(values, col) -> np.ndarray:
+    "The public rule for a numeric column: finite numbers clipped to the bounds; NaN, ±inf, 1e999 and text -> NaN."
+    v = _as_numbers(values)
+    with np.errstate(invalid='ignore'):
+        return np.where(np.isfinite(v), np.clip(v, col.lower, col.upper), np.nan)
+
+def _label_index(values, col) -> np.ndarray:
+    "The public rule for the label: its category codes, a missing or undeclared label -> the first class."
+    idx = _category_codes(values.to_numpy(dtype=object), col.categories)
+    return np.where(idx < 0, 0, idx)
+
+@patch
+def encode(self:TableCodec, df):
+    """(E, y): E in [0, 1]^width, y = label codes. The declared domain is a contract, enforced by a public row-wise rule
+    (never refused, never reported): finite numbers clipped to the bounds; NaN, ±inf, 1e999 and text -> missing (the
+    midpoint 0.5); a missing or undeclared category -> no category (zeros); a missing or undeclared label -> the first class."""
+    E = np.zeros((len(df), self.width))
+    for c, kind, s, w in self.blocks:
+        col = self.schema.columns[c]
+        if kind == 'categorical':
+            idx = _category_codes(df[c].to_numpy(dtype=object), col.categories)
+            rows = np.flatnonzero(idx >= 0)
+            E[rows, s + idx[rows]] = 1.0
+        else:
+            v = _in_domain(df[c], col)
+            E[:, s] = np.where(np.isnan(v), 0.5, (v - col.lower) / (col.upper - col.lower))
+    y = None
+    if self.label is not None:
+        y = _label_index(df[self.label], self.schema.columns[self.label])
+    return E, y
+
+# %% ../nbs/02_data.ipynb #61ca5e3d
+@patch
+def sanitize(self:TableCodec, df) -> pd.DataFrame:
+    """The caller's columns mapped into the declared domain by the same public rule as `encode`, keeping a missing cell
+    missing (for methods that release missingness as a state of its own): finite numbers clipped to the bounds; NaN,
+    ±inf, 1e999 and text -> NaN; a missing or undeclared category -> missing; a missing or undeclared label -> the first
+    class. Never refuses and never reports: the output's shape, columns and dtypes depend on the schema alone."""
+    out = {}
+    for c in self.order:
+        col = self.schema.columns[c]
+        if col.kind == 'categorical':
+            idx = _label_index(df[c], col) if c == self.label else _category_codes(df[c].to_numpy(dtype=object), col.categories)
+            out[c] = pd.Categorical.from_codes(idx, dtype=_schema_dtype(col))
+        else: out[c] = _in_domain(df[c], col)
+    return pd.DataFrame(out, index=pd.RangeIndex(len(df)))
+
+# %% ../nbs/02_data.ipynb #c31b25ac
+@patch
+def decode(self:TableCodec, E, y=None) -> pd.DataFrame:
+    "Table in the schema's column order and dtypes (`TableCodec.dtypes`): numbers clipped to bounds, integers rounded, categories by arg-max."
+    E = np.asarray(E, dtype=float)
+    out, dt = {}, self.dtypes
+    for c, kind, s, w in self.blocks:
+        col = self.schema.columns[c]
+        if kind == 'categorical': out[c] = pd.Categorical.from_codes(np.argmax(E[:, s:s + w], axis=1), dtype=dt[c])
+        else:
+            x = col.lower + np.clip(np.nan_to_num(E[:, s], nan=0.5), 0.0, 1.0) * (col.upper - col.lower)
+            out[c] = np.round(x).astype(np.int64) if kind == 'integer' else x
+    if self.label is not None and y is not None:
+        out[self.label] = pd.Categorical.from_codes(np.asarray(y, dtype=np.int64), dtype=dt[self.label])
+    return pd.DataFrame({c: out[c] for c in self.order if c in out})

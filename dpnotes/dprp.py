@@ -111,7 +111,7 @@ class DPRP:
                  rng=None, # None (fresh entropy, for releases) or a seed / Generator (tests, teaching)
                  bounds_share:float=0.1, # share of epsilon for bounds='private'
                  bounds_tail:float=0.02, # quantile of the private lower bound (upper: 1 - bounds_tail)
-                 sampler:str='numpy', # noise sampler for every Gaussian draw (see dpnotes.privacy.SAMPLERS)
+                 sampler:str='safe', # noise sampler for every Gaussian draw (see dpnotes.privacy.SAMPLERS)
                 ):
         self.epsilon, self.delta, self.k1, self.k2, self.split = epsilon, delta, k1, k2, split
         self.k1_grid, self.preprocess, self.bounds, self.clip_norm = k1_grid, preprocess, bounds, clip_norm

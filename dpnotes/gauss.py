@@ -48,7 +48,7 @@ class GaussRelease:
                  classes=None, # classification: the PUBLIC list of label values (required; never read from the data)
                  class_sizes: str = 'private', # 'private' (noisy counts, charged) | 'public' (the papers' assumption: exact, NOT protected)
                  count_share: float = 0.1, # classification with private class sizes: fraction of epsilon for the counts
-                 sampler: str = 'numpy', # noise sampler for every draw, see `dpnotes.privacy.SAMPLERS`
+                 sampler: str = 'safe', # noise sampler for every draw, see `dpnotes.privacy.SAMPLERS`
                 ):
         self.p, self.epsilon, self.split, self.task, self.label_bound = p, epsilon, split, task, label_bound
         self.release, self.published, self.output, self.rng, self.center_label = release, published, output, rng, center_label
@@ -281,7 +281,7 @@ class RONGauss(GaussRelease):
                  release: str = 'upper', published: bool = False, output: str = 'projected',
                  projection: str = 'haar', # 'haar' (default) or 'uniform_qr' (the paper's QR of a U(0,1) matrix)
                  rng=None, center_label: bool = True, class_renormalize: bool = False,
-                 classes=None, class_sizes: str = 'private', count_share: float = 0.1, sampler: str = 'numpy'):
+                 classes=None, class_sizes: str = 'private', count_share: float = 0.1, sampler: str = 'safe'):
         super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
                          classes, class_sizes, count_share, sampler)
         self.projection = projection
@@ -300,7 +300,7 @@ class ModipsGauss(GaussRelease):
     def __init__(self, epsilon: float = 1.0, split=(0.3, 0.7), task: str = None, label_bound: float = 1.0,
                  release: str = 'upper', published: bool = False, output: str = 'original', rng=None, center_label: bool = True,
                  class_renormalize: bool = False, classes=None, class_sizes: str = 'private', count_share: float = 0.1,
-                 sampler: str = 'numpy'):
+                 sampler: str = 'safe'):
         super().__init__(None, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
                          classes, class_sizes, count_share, sampler)
         del self.p                                   # not a parameter here: the class attribute p = None (all features) applies
@@ -317,7 +317,7 @@ class PCAGauss(GaussRelease):
                  pca: str = 'lap', # 'lap' | 'analyze_gauss' | 'public' (fit(..., X_public=...)) | 'data' (Alg. 1)
                  delta: float = 1e-5, # only for pca='analyze_gauss'
                  rng=None, center_label: bool = True, class_renormalize: bool = False,
-                 classes=None, class_sizes: str = 'private', count_share: float = 0.1, sampler: str = 'numpy'):
+                 classes=None, class_sizes: str = 'private', count_share: float = 0.1, sampler: str = 'safe'):
         super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
                          classes, class_sizes, count_share, sampler)
         self.pca, self.delta = pca, delta

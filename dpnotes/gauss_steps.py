@@ -27,7 +27,7 @@ def ron_preprocess_project(X, # (n, m) data, any scale
                            epsilon_mu: float, # budget of the DP mean
                            rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
                            chunk: int = 65536,
-                           sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                           sampler: str = 'safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                           ) -> tuple:
     """RON-Gauss Alg. 1 + 2: returns (Z = rows W^T xbar, (n, p); mu_dp, (m,)). Spends epsilon_mu (Laplace, Lemma 2).
     A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
@@ -70,7 +70,7 @@ def center_project(X, # (n, m) rows of one class, any scale
                    W, # (m, p) projection with orthonormal columns
                    epsilon_mu: float, # budget of the DP class mean
                    rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
-                   sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                   sampler: str = 'safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                   ) -> tuple:
     """Scale-consistent class rows: (Z = rows W^T(x/||x|| - mu), (n, p); mu, (m,)), mu = DP mean clipped to the unit ball;
     ||z|| <= 2. The class size n is treated as public. A fixed integer `rng` is for tests and teaching; a release should
@@ -87,7 +87,7 @@ def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected feat
                           label_bound: float = 1.0, release: str = 'upper', published: bool = False,
                           rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
                           row_norm: float = 1.0, # public bound r on the row norms; sensitivities scale by r^2 (and r*a)
-                          sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                          sampler: str = 'safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                           clip: bool = False, # scale rows longer than row_norm back onto the ball instead of raising
                          ) -> np.ndarray:
     """epsilon-DP (augmented) second moment $\\frac1n\\sum z_iz_i^\\top$ of rows with norm <= row_norm; symmetric, not yet PSD.
@@ -126,7 +126,7 @@ def gaussian_sampler(mean, cov, n: int,
 def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
               p: int, source: str = 'lap', epsilon: float = None, delta: float = None,
               rng=None, # None (fresh entropy, for releases) | int seed (tests, teaching) | Generator
-              sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+              sampler: str = 'safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
              ) -> np.ndarray:
     """Top-p principal directions of the rows `Xb` from 'lap' (eps-DP), 'analyze_gauss' ((eps, delta)-DP) or 'public'/'data'
     (no noise). A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""

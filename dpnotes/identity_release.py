@@ -31,7 +31,7 @@ class IdentityRelease:
                  classes=None, # classification: the PUBLIC list of label values (required)
                  class_sizes: str = 'private', # 'private' (labels by randomised response) | 'public' (exact labels, the papers' setting)
                  label_share: float = 0.2, # classification, private: fraction of epsilon for the randomised response on labels
-                 sampler: str = 'numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                 sampler: str = 'safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                 ):
         self.k, self.epsilon, self.task, self.label_bound, self.basis, self.output, self.rng = k, epsilon, task, label_bound, basis, output, rng
         self.classes, self.class_sizes, self.label_share, self.sampler = classes, class_sizes, label_share, sampler

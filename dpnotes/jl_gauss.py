@@ -123,7 +123,7 @@ def jl_gaussian_release(X, # (n, d) data, array or DataFrame; rows with ||x|| <=
                         clip:bool=True, # scale rows with norm > Z/2 back onto the ball (default); False: refuse such data
                         return_projection:bool=False, # also return R
                         rng=None, # None (fresh entropy: releases) | int seed (tests, teaching) | Generator
-                        sampler:str='numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                        sampler:str='safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                         keep_index:bool=False, # DataFrame input: keep its index (row labels are data: NOT protected)
                        ):
     """DPRP line 1-3: P' = XR + N(0, sigma_1^2) with fresh Gaussian R, (epsilon, delta)-DP for row replacement, n public.

@@ -142,7 +142,7 @@ def jl_laplace_release(X, # (n, d) data (array or DataFrame)
                        return_projection:bool=False, # also return P (the paper keeps it secret)
                        rng=None, # None (fresh entropy: releases) | int seed (tests, teaching) | Generator
                        block_rows:int=16384,
-                       sampler:str='numpy', # noise sampler, see `dpnotes.privacy.SAMPLERS`
+                       sampler:str='safe', # noise sampler, see `dpnotes.privacy.SAMPLERS`
                        keep_index:bool=False, # DataFrame input: keep its index (row labels are data: NOT protected)
                       ):
     """Dhaliwal et al. Algorithm 1: XP + Laplace(c/epsilon) noise, (epsilon, delta)-DP for the chosen neighbour model, n public.

@@ -15,8 +15,8 @@ from fastcore.basics import patch
 import numpy as np
 import pandas as pd
 
-from .data import Schema
-from .release import METHODS, as_schema, calibration_budget, default_delta, release, size_warning
+from .data import Schema, as_schema
+from .registry import METHODS, build, calibration_budget, default_delta, size_warning
 from .suffstat import SENSITIVITY, gauss_sigma_rho, split_rho, zcdp_rho
 
 # %% auto #0
@@ -56,12 +56,13 @@ def public_table(schema, label: str | None = None, n: int = 200) -> pd.DataFrame
 
 def plan_ledger(schema, method: str, epsilon: float, delta: float, label: str | None = None, calibrate: float = 0.0,
                 **params) -> pd.DataFrame:
-    "The ledger a release would write, read off a release of `public_table` (every charge is fixed by public settings, δ given)."
+    "The ledger a release would write, read off a fit on `public_table` (every charge is fixed by public settings, δ given)."
+    est = build(method, None, calibrate, epsilon=epsilon, delta=delta, schema=schema, rng=0, sampler='numpy',
+                **params)
     with warnings.catch_warnings():          # the public stand-in table's size is not the user's: its warnings say nothing
         warnings.simplefilter('ignore')
-        r = release(public_table(schema, label), method, epsilon, delta=delta, schema=schema, label=label, rng=0,
-                    sampler='numpy', allow_drafted=True, calibrate=calibrate, **params)
-    return r.ledger.copy()
+        est.fit(public_table(schema, label), label=label, allow_drafted=True)
+    return est.ledger_.copy()
 
 # %% ../nbs/62_plan.ipynb #aacd6679
 def suffstat_noise(schema, label: str, epsilon: float, delta: float) -> tuple:

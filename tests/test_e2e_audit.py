@@ -213,24 +213,23 @@ def test_front_door_release_keeps_its_format_at_default_settings():
 
 
 def test_front_door_copula_non_default_options():
-    """release() of the copula with an even split of its dependence budget (its default before rule R4 of 26_copula) and
-    its public clipping rule (`clip_factor='auto'`: κ = 0.25 on this 24-row table, below `copula_min_rows`), on the
-    class-of-one pair."""
+    """release() of the copula with an even split of its dependence budget and a larger clipping radius (its defaults
+    before rule R4 of 26_copula), on the class-of-one pair."""
     (_, D, _), = front_door_pairs(('label',))
-    m = front_door_call('copula-gauss', sums_share=0.5, clip_factor='auto')(D)['object'].model.model_
-    assert m.sums_share == 0.5 and abs(m.radius_ - 0.25 * np.sqrt(len(m._copula_columns()))) < 1e-12, 'the options did not reach the model'
-    res = audit_front_door('copula-gauss', 'release', 'label', n_runs=FRONT_RUNS, rng=11, sums_share=0.5, clip_factor='auto')
+    m = front_door_call('copula-gauss', sums_share=0.5, clip_factor=0.5)(D)['object'].model.model_
+    assert m.sums_share == 0.5 and abs(m.radius_ - 0.5 * np.sqrt(len(m._copula_columns()))) < 1e-12, 'the options did not reach the model'
+    res = audit_front_door('copula-gauss', 'release', 'label', n_runs=FRONT_RUNS, rng=11, sums_share=0.5, clip_factor=0.5)
     assert res.passes(EPS), res
 
 
-def test_front_door_copula_atoms():
-    """release() of the copula with states exactly on the public bounds (`atoms=True`) on the pair where one row lies
-    beyond a bound (clipped onto it: the upper atom in one table, a bin in the other)."""
-    (_, D, _), = front_door_pairs(('out_of_bounds',))
-    m = front_door_call('copula-gauss', atoms=True)(D)['object'].model.model_
-    assert m.atoms and any(st.get('atoms') for st in m.states_.values()), 'the option did not reach the model'
-    res = audit_front_door('copula-gauss', 'release', 'out_of_bounds', n_runs=FRONT_RUNS, rng=12, atoms=True)
-    assert res.passes(EPS), res
+@pytest.mark.parametrize('option', [dict(atoms=True), dict(atoms='merge'), dict(clip_factor='auto'),
+                                    dict(calibrate=0.25, calibrate_atoms='threshold')])
+def test_front_door_refuses_retired_options(option):
+    """A retired option is refused by release() in one line naming its record on the decisions page."""
+    (_, D, _), = front_door_pairs(('label',))
+    method = 'suffstat-gauss' if 'calibrate_atoms' in option else 'copula-gauss'
+    kind, msg = front_door_call(method, **option)(D)['error']
+    assert kind == 'ValueError' and 'retired option' in msg and 'decisions.html#' in msg and '\n' not in msg, msg
 
 
 @pytest.mark.parametrize('control', ['dtypes follow the input', 'refuses out-of-domain data'])
@@ -266,9 +265,9 @@ def test_front_door_command_path_in_a_forked_process():
 
 
 def test_front_door_command_with_options():
-    """The command with `--option` (calibration with atoms) on the pair where a row is clipped onto a bound: the options
+    """The command with `--option` (calibration) on the pair where a row is clipped onto a bound: the options
     reach the release (its ledger shows the calibration) and the forked runs find nothing."""
-    prm = dict(calibrate=0.25, calibrate_atoms='threshold')
+    prm = dict(calibrate=0.25)
     (_, D, _), = front_door_pairs(('out_of_bounds',))
     out = front_door_call('suffstat-gauss', 'cli', **prm)(D)
     assert out['status'] == 0 and 'marginal calibration' in out['stdout'], out

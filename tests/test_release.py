@@ -258,14 +258,14 @@ def test_dprp_label_is_noise_dominated_at_eps_1():
 
 
 def test_copula_gauss_passes_class_signal_options(mixed):
-    "copula-gauss forwards sums_share and clip_factor (including 'auto', the public `clip_rule`) and charges the same budget."
-    from dpnotes.copula import clip_rule
-    r = release(mixed, 'copula-gauss', 1.0, schema=SCHEMA, rng=0, clip_factor='auto', sums_share=0.8)
+    "copula-gauss forwards sums_share and clip_factor and charges the same budget; the retired 'auto' rule is refused."
+    r = release(mixed, 'copula-gauss', 1.0, schema=SCHEMA, rng=0, clip_factor=0.5, sums_share=0.8)
     m = r.model.model_
-    assert m.sums_share == 0.8 and m.clip_factor == 'auto'
-    k = clip_rule(m.n_, len(m.columns_), 1.0, m.delta)
-    assert np.isclose(m.radius_, k * np.sqrt(len(m._copula_columns())))
+    assert m.sums_share == 0.8 and m.clip_factor == 0.5
+    assert np.isclose(m.radius_, 0.5 * np.sqrt(len(m._copula_columns())))
     assert np.isclose(r.ledger.epsilon.sum(), 1.0)
+    with pytest.raises(ValueError, match='decisions.html#copula-clip-factor-auto'):
+        release(mixed, 'copula-gauss', 1.0, schema=SCHEMA, clip_factor='auto')
     with pytest.raises(ValueError, match='sums_share'): release(mixed, 'copula-gauss', 1.0, schema=SCHEMA, rng=0, sums_share=1.5)
 
 
