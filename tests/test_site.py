@@ -548,6 +548,14 @@ WIDE_JS = r"""() => {
 }"""
 
 
+def test_screen_ceilings_name_long_pages():
+    "Every page of SCREEN_CEILINGS exists and has a ceiling above MAX_SCREENS (else it needs no entry)."
+    pages = {page_name(nb.stem) for nb in notebooks()}
+    assert set(SCREEN_CEILINGS) <= pages, f'not pages: {sorted(set(SCREEN_CEILINGS) - pages)}'
+    low = {k: v for k, v in SCREEN_CEILINGS.items() if v <= MAX_SCREENS}
+    assert not low, f'ceilings within the {MAX_SCREENS}-screen limit (remove these entries): {low}'
+
+
 def test_build_had_no_failed_pages(site):
     "The site build wrote every page; none of them is a page whose notebook failed (the build lists those in its stamp)."
     failed = json.loads(STAMP.read_text()).get('failed', [])
