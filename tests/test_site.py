@@ -59,10 +59,31 @@ MAX_SCROLLING_CODE = 0.1  # share of code cells (sources) allowed to scroll side
 FORBIDDEN = re.compile(r'seed 0\d\d|\(issue \d+\)|issue #\d+', re.I)
 SCREEN = (1280, 800)      # the window a page's length is measured in: screens = page height / 800 px at 1280 px wide
 MAX_SCREENS = 25          # a page longer than this is too long to read: split it, or move material to a slow section
-# A ratchet: pages written before the 25-screen limit and not yet rewritten for length, each with its screen count
-# when the limit came in (rounded up). They may not grow; lower a ceiling when a page shrinks, and remove a page once
-# it is within MAX_SCREENS (the test below fails on a ceiling that is no longer needed).
+# A ratchet. These pages were written before the 25-screen limit and are not yet rewritten for length: shortening
+# each (folding setup code, moving experiments to `slow` cells, splitting the page) is work of its own, and some
+# (copula, release, benchmark, errata) are being rewritten now. Each may not grow past its screen count when the limit
+# came in (the larger of two builds, rounded up); lower a ceiling when a page shrinks, and remove a page once it is
+# within MAX_SCREENS (test_screen_ceilings_name_long_pages fails on a ceiling that is no longer needed).
 SCREEN_CEILINGS = {
+    'audit': 61,
+    'benchmark': 112,
+    'cli': 34,
+    'copula': 70,
+    'covariance_sensitivity': 28,
+    'data': 84,
+    'dfm_effect': 58,
+    'dp_syn': 56,
+    'dprp': 41,
+    'errata': 45,
+    'evaluate': 50,
+    'gaussian_release': 56,
+    'jl_release': 31,
+    'moments': 28,
+    'paper_review': 32,
+    'privacy': 71,
+    'registry': 43,
+    'release': 90,
+    'suffstat_gauss': 45,
 }
 
 
