@@ -31,8 +31,9 @@ from .release import release, wdbc_schema
 
 # %% auto #0
 __all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'DEFAULT_METHOD', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR', 'RELEASE_OPTIONS',
-           'WITHHELD', 'DOMAIN_RULE', 'SUMMARY_HEADER', 'BadInput', 'read_input', 'methods_cmd', 'schema_cmd',
-           'benchmark_warning', 'parse_options', 'release_cmd', 'check_cmd', 'report_cmd', 'reproduce_cmd', 'main']
+           'WITHHELD', 'DOMAIN_RULE', 'SUMMARY_HEADER', 'REPORT_HEADER', 'BadInput', 'read_input', 'methods_cmd',
+           'schema_cmd', 'benchmark_warning', 'parse_options', 'release_cmd', 'check_cmd', 'report_cmd',
+           'reproduce_cmd', 'main']
 
 # %% ../nbs/61_cli.ipynb #3b7c6dbd
 class BadInput(Exception):
@@ -235,7 +236,7 @@ def _check_options(sch, method, epsilon, delta, label, opts, on_dask: bool = Fal
     if opts:
         from dpnotes.plan import plan_ledger
         try: plan_ledger(sch, method, epsilon, 1e-5 if delta is None else delta, label, **opts)
-        except (TypeError, ValueError) as e: raise BadInput(f"--option: {_one_line(e)}") from None
+        except Exception as e: raise BadInput(f"--option: {_one_line(e)}") from None   # the public stand-in: any error is public
     return opts
 
 # %% ../nbs/61_cli.ipynb #1b00aa96
@@ -397,7 +398,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
 
     Example:  dpnotes release wdbc -o wdbc_dp.csv --method suffstat-gauss --epsilon 1
     """
-    if no_report: raise BadInput(f"--no-report: a retired option (it had no effect); see the decisions page, {DECISIONS}#no-report")
+    if no_report: raise BadInput(f"--no-report: a retired option (no effect); see the decisions page, {DECISIONS}#no-report")
     s = _check_numbers(method, epsilon, delta, seed, rows, sampler)
     if not on_dask and not Path(source).exists() and source.lower() not in SHIPPED:
         raise BadInput(f"{source}: file not found (or a shipped table name: {', '.join(SHIPPED)})")
@@ -408,8 +409,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
     if out is not None: _check_out(out, source, ('.csv',))
     sch, label = _release_schema(schema, source, label, method, allow_drafted)
     opts = _check_options(sch, method, epsilon, delta, label, parse_options(options), on_dask)
-    warn = benchmark_warning(method, epsilon)
-    if warn: _say(warn, err=True)
+    if (warn := benchmark_warning(method, epsilon)): _say(warn, err=True)
     if dry_run: return _dry_run(sch, method, epsilon, delta, label, input_rows, opts)
     _run_release(source, out, sch, label, method, epsilon, delta, seed, s, rows, allow_drafted, summary, on_dask, opts)
 
@@ -439,6 +439,8 @@ def check_cmd(source: str = typer.Argument(..., metavar='IN', help='table to che
     if outside: raise SystemExit(1)
 
 # %% ../nbs/61_cli.ipynb #3cd3ecc0
+REPORT_HEADER = 'NOT PRIVATE: computed from the real rows (for the data holder only; do not publish)'
+
 @_app.command('report')
 def report_cmd(real: str = typer.Argument(..., metavar='REAL', help='the real table (CSV)'),
                released: str = typer.Argument(..., metavar='SYN', help='the released table (CSV)'),
@@ -459,6 +461,7 @@ def report_cmd(real: str = typer.Argument(..., metavar='REAL', help='the real ta
     if label is not None and label not in B.columns: raise BadInput(f"--label: column {label!r} is not in {released}")
     rep = report(A, B, label=label, real_test=T, rng=seed)
     rep.save(out)
+    _say(REPORT_HEADER)                       # the HTML carries the same mark: nothing printed here is private
     _say(rep.table.to_string(index=False, float_format=lambda v: f'{v:.3f}'))
     if rep.note: _say(_command_words(rep.note))
     _say(f"wrote {out}")
@@ -516,4 +519,7 @@ def main(argv=None) -> int:
     except (typer.Abort, click.exceptions.Abort): raise SystemExit(1)
     except BadInput as e: _say(f"error: {_one_line(e)}", err=True); raise SystemExit(2)
     except (ValueError, TypeError) as e: _say(f"error: {_one_line(e)}", err=True); raise SystemExit(2)
+    except Exception as e:        # a bug: one line, no traceback, and no message text (it could quote a private cell)
+        _say(f"error: unexpected {type(e).__name__} (a bug in dpnotes: please report the command)", err=True)
+        raise SystemExit(2)
     raise SystemExit(rc if isinstance(rc, int) else 0)

@@ -231,6 +231,20 @@ class CopulaGauss:
         self.coarse, self.coarse_share, self.scale_share, self.sums_share = coarse, coarse_share, scale_share, sums_share
         self.mean_shrink, self.atoms = mean_shrink, atoms
 
+# %% ../nbs/26_copula.ipynb #c5bbfd13
+_SIGMA_MAX = 2.0 ** 52       # a noise scale above this leaves float64 no resolution: every released value is noise
+
+def _check_shares(self:CopulaGauss):
+    """Refuse shares of ρ so small that a noise scale σ = √(d / (share·ρ)) exceeds `_SIGMA_MAX` (public inputs only:
+    ε, δ, the shares and the number of columns), naming the parameter, instead of failing later inside the fit."""
+    rho, d = zcdp_rho(self.epsilon, self.delta), max(len(self.columns), 1)
+    parts = {'split': self.split * (1 - self.scale_share)}
+    if self.dependence != 'independent': parts['sums_share'] = (1 - self.split) * min(self.sums_share, 1 - self.sums_share)
+    for name, share in parts.items():
+        if not math.sqrt(d / (share * rho)) <= _SIGMA_MAX:
+            raise ValueError(f"{name}: a share this small gives noise of standard deviation above 2^52 at ε = "
+                             f"{self.epsilon:g}; raise it")
+
 # %% ../nbs/26_copula.ipynb #5009de21
 @patch
 def _validate(self:CopulaGauss, df):
@@ -249,6 +263,7 @@ def _validate(self:CopulaGauss, df):
     check_atoms(self.atoms)
     if self.clip_factor != 'auto': check_positive(self.clip_factor, 'clip_factor')
     if not 0 < self.sums_share < 1: raise ValueError(f"sums_share must lie in (0, 1), got {self.sums_share}")
+    _check_shares(self)
     if not (self.mean_shrink is None or (isinstance(self.mean_shrink, str) and self.mean_shrink in _MEAN_SHRINK)):
         raise ValueError(f"mean_shrink must be None, 'eb' or 'soft', got {self.mean_shrink!r}")
     if not (self.shrink == 'auto' or (isinstance(self.shrink, (int, float)) and 0 <= self.shrink <= 1)):
@@ -441,7 +456,10 @@ def _per_class(self:CopulaGauss, Z, y, rho_c:float, rng):
 # %% ../nbs/26_copula.ipynb #a8137da5
 @patch
 def fit(self:CopulaGauss, df):
-    "Release the noisy histograms and the copula of `df`; spends exactly (epsilon, delta)."
+    """Release the noisy histograms and the copula of `df`; spends at most (epsilon, delta): the ranges' ε plus the
+    exact ε of the Gaussian steps' ρ (a composition bound). With sampler='safe' the noise goes through add_gaussian,
+    which, unlike gaussian_mech, reserves no slack for the float acceptance step (about 1e-13 in ε and a relative
+    1e-9 in δ per noise call, see 00_privacy)."""
     names = self._validate(df)
     self.columns_, self.label_, self.n_ = names, self.label, len(df)
     self.dependence_ = ('class_means' if self.label is not None else 'pooled') if self.dependence == 'auto' else self.dependence
@@ -518,7 +536,8 @@ def sample(self:CopulaGauss, n:int|None=None, rng=None) -> pd.DataFrame:
     "A released table of `n` rows (default: as many as the input) in the columns' order. Post-processing only."
     if not hasattr(self, 'probs_'): raise ValueError("this CopulaGauss is not fitted yet: call fit(df) first")
     n = self.n_ if n is None else check_int(n, 'n')
-    rng = self._g_sample if rng is None else as_rng(rng)
+    if rng is not None: rng = as_rng(rng)
+    else: rng = self._g_sample if getattr(self, '_g_sample', None) is not None else as_rng(None)   # scrubbed: fresh
     U, y = self._latent(n, rng); cols = self._copula_columns(); out = {}
     for j, c in enumerate(cols): out[c] = _decode_column(U[:, j], self.states_[c], self.probs_[c])
     if y is not None:

@@ -207,7 +207,8 @@ def _plan(self:DPRP, gram:np.ndarray, n:int, rngs, budget:Budget):
     if self.k1 == 'auto':
         grid = self.k1_grid if self.k1_grid is not None else sorted({max(k2 + 2, int(m * d)) for m in (1, 2, 5, 10, 20)})
         perp = float(np.trace(gram) - np.trace(V.T @ gram @ V))
-        k1 = select_k1(max(perp, 0.0), n, grid, k2, [sig1(k) for k in grid], self.eps_[2], 1.0, rngs[1])
+        k1 = select_k1(max(perp, 0.0), n, grid, k2, [sig1(k) for k in grid], self.eps_[2], 1.0, rngs[1],
+                       sampler=self.sampler)       # 'safe': permute-and-flip with exact coins
         budget.spend(self.eps_[2], 0.0, 'k1: exponential mechanism')
     else: k1 = self.k1
     R = gaussian_projection(d, k1, rngs[2])

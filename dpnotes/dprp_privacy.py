@@ -7,14 +7,17 @@ Docs: https://dpnotes.github.io/dpnotes/dprp_privacy.html.md"""
 
 # %% ../nbs/41_dprp_privacy.ipynb #864406f6
 from __future__ import annotations
+import itertools
 import math
+from fractions import Fraction
 import numpy as np
-from .privacy import as_rng, check_epsilon, check_delta, check_int, gaussian_sigma
+from .privacy import as_rng, check_epsilon, check_delta, check_int, check_sampler, gaussian_sigma
 from .analyze_gauss import gram_l2_sensitivity
 from .dprp_reconstruction import expected_error
 
 # %% auto #0
-__all__ = ['THEOREM_B_METHODS', 'theorem_b_sigma', 'k1_utility', 'select_k1', 'k1_probabilities']
+__all__ = ['THEOREM_B_METHODS', 'theorem_b_sigma', 'k1_utility', 'bernoulli_exp', 'permute_and_flip', 'pf_probabilities',
+           'select_k1', 'k1_probabilities']
 
 # %% ../nbs/41_dprp_privacy.ipynb #18ccce9c
 THEOREM_B_METHODS = ('analytic', 'classic', 'published')
@@ -40,14 +43,75 @@ def k1_utility(perp_sq:float, n:int, k1_grid, k2:int, sigma1s) -> np.ndarray:
     "Utility $u(X,k_1)=-\\mathbb E\\|X'-X\\|_F^2$ for each `k1` in `k1_grid` (noise stds `sigma1s`)."
     return -np.array([expected_error(perp_sq, n, s, k, k2) for k, s in zip(k1_grid, sigma1s)])
 
+# %% ../nbs/41_dprp_privacy.ipynb #0ac987ff
+def _uniform_int(N:int, rng) -> int:
+    "A uniform integer in [0, N) for a Python int N >= 1 of any size: whole random bytes, then rejection."
+    b = N.bit_length()
+    while True:
+        v = int.from_bytes(rng.bytes((b + 7) // 8), 'little') & ((1 << b) - 1)
+        if v < N: return v                                   # accepted with probability N / 2^b >= 1/2
+
+# %% ../nbs/41_dprp_privacy.ipynb #4e252efd
+def _bern_exp_unit(x:Fraction, rng) -> bool:
+    "Bernoulli(exp(-x)) for a rational 0 <= x <= 1: the first failure of Bernoulli(x/k), k = 1, 2, …, is at an odd k."
+    k = 1
+    while _uniform_int(x.denominator * k, rng) < x.numerator: k += 1
+    return k % 2 == 1
+
+def bernoulli_exp(q, rng=None) -> bool:
+    "An exact Bernoulli(exp(-q)) coin for a rational q >= 0 (a `Fraction`, or a float read exactly)."
+    q, rng = Fraction(q), as_rng(rng)
+    if q < 0: raise ValueError(f"q must be >= 0, got {q}")
+    whole = q.numerator // q.denominator                     # exp(-q) = exp(-1)^⌊q⌋ · exp(-(q - ⌊q⌋))
+    for _ in range(whole):
+        if not _bern_exp_unit(Fraction(1), rng): return False
+    return _bern_exp_unit(q - whole, rng)
+
+# %% ../nbs/41_dprp_privacy.ipynb #f5acd3d2
+def permute_and_flip(units, scale, rng=None) -> int:
+    """Permute-and-flip (McKenna & Sheldon 2020) with exact coins: `units[r]` >= 0 counts the grid steps by which
+    candidate r's utility lies below the best (one of them 0); candidate r is accepted with probability
+    exp(-scale·units[r]), `scale` = ε·g/(2Δ') as an exact rational. Returns the index chosen."""
+    scale, rng = Fraction(scale), as_rng(rng)
+    units = [int(m) for m in units]
+    if min(units) != 0: raise ValueError("units: grid steps below the best, >= 0, one of them 0")
+    for r in rng.permutation(len(units)):
+        if bernoulli_exp(scale * units[r], rng): return int(r)
+
+# %% ../nbs/41_dprp_privacy.ipynb #febdd786
+def pf_probabilities(units, scale) -> np.ndarray:
+    "The exact selection probabilities of `permute_and_flip` (every order enumerated; up to 8 candidates)."
+    p = np.exp(-float(scale) * np.asarray(units, dtype=float))
+    if len(p) > 8: raise ValueError("pf_probabilities enumerates every order: at most 8 candidates")
+    out = np.zeros(len(p))
+    for order in itertools.permutations(range(len(p))):
+        stay = 1.0                                           # probability that every candidate so far was rejected
+        for r in order: out[r] += stay * p[r]; stay *= 1 - p[r]
+    return out / math.factorial(len(p))
+
 # %% ../nbs/41_dprp_privacy.ipynb #edcbb115
-def _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm):
+def _k1_grid(k1_grid, k2) -> list:
     grid = [check_int(int(k), 'k1') for k in k1_grid]
     if min(grid) <= k2 + 1: raise ValueError(f"every k1 in k1_grid must exceed k2 + 1 = {k2 + 1}; got {grid}")
+    return grid
+
+def _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm):
+    "Gumbel-max's logits ε·u/(2Δ), in floating point (`sampler='numpy'`)."
+    grid = _k1_grid(k1_grid, k2)
     u = k1_utility(perp_sq, n, grid, k2, sigma1s)
     sens = row_norm ** 2 * max(1 + k2 / (k - k2 - 1) for k in grid)
     return grid, check_epsilon(epsilon) * u / (2 * sens)
 
+def _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm):
+    "(grid, grid steps below the best, exact scale ε·g/(2Δ')): the utilities on a grid fixed by public inputs only."
+    grid = _k1_grid(k1_grid, k2)
+    sens = Fraction(row_norm) ** 2 * max(1 + Fraction(k2, k - k2 - 1) for k in grid)      # Δ, exactly
+    top = float(np.abs(k1_utility(n * row_norm ** 2, n, grid, k2, sigma1s)).max())   # |u| at the largest ‖X⊥‖²
+    g = 2.0 ** math.ceil(math.log2(max(float(sens) * 2.0 ** -20, top * 2.0 ** -40)))
+    m = np.rint(k1_utility(perp_sq, n, grid, k2, sigma1s) / g).astype(np.int64)
+    return grid, (m.max() - m).tolist(), Fraction(check_epsilon(epsilon)) * Fraction(g) / (2 * (sens + 2 * Fraction(g)))
+
+# %% ../nbs/41_dprp_privacy.ipynb #c77fa8b6
 def select_k1(perp_sq:float, # ||X_perp||_F^2 of the private data w.r.t. the released V
               n:int, # number of rows (public)
               k1_grid, # candidate k1 values, each > k2 + 1
@@ -56,16 +120,25 @@ def select_k1(perp_sq:float, # ||X_perp||_F^2 of the private data w.r.t. the rel
               epsilon:float, # epsilon_sel
               row_norm:float=1.0,
               rng=None, # None (fresh entropy, for releases) or a seed / Generator (tests, teaching)
+              sampler:str='safe', # 'safe': permute-and-flip with exact coins; 'numpy': Gumbel-max (teaching)
              ) -> int: # the chosen k1 (only this is released)
-    """Exponential mechanism over `k1_grid` with the utility `k1_utility` (sensitivity $r^2(1+k_2/(k_1-k_2-1))$), by Gumbel-max.
+    """An ε-DP choice over `k1_grid` with the utility `k1_utility` (sensitivity $r^2(1+k_2/(k_1-k_2-1))$): permute-and-flip
+    on a public grid of utilities with exact coins (`sampler='safe'`), or the exponential mechanism by Gumbel-max.
     Returns the chosen `k1` only: the selection probabilities are an exact function of the private $\\|X_\\perp\\|_F^2$.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    grid, logits = _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
-    return grid[int(np.argmax(logits + as_rng(rng).gumbel(size=len(grid))))]
+    if check_sampler(sampler) == 'numpy':
+        grid, logits = _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
+        return grid[int(np.argmax(logits + as_rng(rng).gumbel(size=len(grid))))]
+    grid, units, scale = _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
+    return grid[permute_and_flip(units, scale, rng)]
 
 # %% ../nbs/41_dprp_privacy.ipynb #6b534af2
-def k1_probabilities(perp_sq:float, n:int, k1_grid, k2:int, sigma1s, epsilon:float, row_norm:float=1.0) -> np.ndarray:
+def k1_probabilities(perp_sq:float, n:int, k1_grid, k2:int, sigma1s, epsilon:float, row_norm:float=1.0,
+                     sampler:str='safe') -> np.ndarray:
     "The exact selection probabilities of `select_k1`. **Not private** (they reveal $\\|X_\\perp\\|_F^2$): for tests and teaching only."
-    _, logits = _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
-    p = np.exp(logits - logits.max())
-    return p / p.sum()
+    if check_sampler(sampler) == 'numpy':
+        _, logits = _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
+        p = np.exp(logits - logits.max())
+        return p / p.sum()
+    _, units, scale = _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
+    return pf_probabilities(units, scale)

@@ -7,19 +7,20 @@ Docs: https://dpnotes.github.io/dpnotes/moments.html.md"""
 
 # %% ../nbs/05_moments.ipynb #d2ac8b49
 from __future__ import annotations
-import math
+import contextlib, math
 import numpy as np
+from fastcore.basics import patch
+from scipy.linalg.blas import dsyrk
 from .privacy import as_rng, check_int, check_positive, row_norms
 
 
 # %% auto #0
-__all__ = ['FRAC_BITS', 'BLOCK_ROWS', 'QUANT_ROWS', 'FLUSH_BLOCKS', 'quantise', 'is_dask', 'have_dask', 'exact_moments',
-           'partition_rngs']
+__all__ = ['FRAC_BITS', 'BLOCK_ROWS', 'CACHE_BYTES', 'quantise', 'piece_rows', 'have_numba', 'use_backend', 'is_dask',
+           'have_dask', 'exact_moments', 'partition_rngs']
 
 # %% ../nbs/05_moments.ipynb #10a093d3
 FRAC_BITS = 20          # entries in [-b, b] become integers q with |q| <= 2**20
-BLOCK_ROWS = 1 << 13    # rows per float64 product block: 2**13 * (2**20)**2 = 2**53, so every partial sum is exact
-QUANT_ROWS = 1 << 11    # rows mapped and quantised at a time: the element-wise passes run on a piece that stays in the L2 cache
+BLOCK_ROWS = 2 ** (53 - 2 * FRAC_BITS)   # rows summed in float64 at most: 2**13 · (2**20)**2 = 2**53, exact
 
 def _scale(bound:float, frac_bits:int) -> float:
     "The one factor 2**f/b · (1 − 2**-40), rounded twice: each entry then takes one multiplication (three roundings in all)."
@@ -42,6 +43,19 @@ def _quantise_into(Z, out:np.ndarray, bound:float=1.0, frac_bits:int=FRAC_BITS) 
     np.trunc(np.multiply(Z, _scale(bound, frac_bits), out=out), out=out)   # the same single product as `quantise`
     return np.clip(out, -one, one, out=out)
 
+# %% ../nbs/05_moments.ipynb #ad29f3d6
+def _ball_norms(Z, b:float) -> np.ndarray:
+    """Row norms for the ball clip: the root of NumPy's pairwise sum of squares along each row (`np.add.reduce`, whose
+    order the compiled pass repeats operation for operation); rows whose squared norm overflows, or underflows while
+    b ≤ 1e-130 (so that the norm could matter), go through `row_norms`, exact at any finite magnitude."""
+    with np.errstate(over='ignore', under='ignore', invalid='ignore'):
+        s = np.square(Z).sum(axis=1)
+        out = np.sqrt(s)
+    odd = np.flatnonzero(~(s < np.inf) | ((s < 1e-280) & (b <= 1e-130)))
+    if len(odd): out[odd] = row_norms(Z[odd])
+    return out
+
+
 # %% ../nbs/05_moments.ipynb #2096469f
 def _guard(d:int) -> float:
     "The margin m of `_ball_into`: a power of two ≥ (d + 8)·2**-52, which is 2**-40 up to d = 4096 columns."
@@ -52,7 +66,7 @@ def _ball_into(Z, b:float, frac_bits:int) -> np.ndarray:
     (the row clipped to the b-ball and quantised by one product per entry)."""
     K = float(1 << frac_bits) * (1.0 - _guard(Z.shape[1]))
     with np.errstate(over='ignore', under='ignore', invalid='ignore'):
-        phi = K / np.maximum(row_norms(Z), b)   # one sum along each row (bits from that row only), exact when squares under/overflow
+        phi = K / np.maximum(_ball_norms(Z, b), b)   # one pairwise sum along each row: bits from that row only
         np.multiply(Z, phi[:, None], out=Z)
     return np.trunc(Z, out=Z)
 
@@ -107,6 +121,151 @@ def _quantiser(box, clip:str, b:float, f:int, d:int, rows:int):
 def _copied(Z, out): np.copyto(out, Z); return out
 
 
+# %% ../nbs/05_moments.ipynb #89e1781b
+def _box_consts(box, clip:str, b:float, f:int, d:int) -> tuple:
+    """(mode, a, s, c, inv, G, top) for `_piece_kernel`: its mode, the per-column constants of the box map (multiplier,
+    offset, centre, 1/scale; 0 and 1 where absent, exact no-ops), the grid factor and the clip bound of `_quantiser`."""
+    one, G = float(1 << f), _scale(b, f)
+    zero, ones = np.zeros(d), np.ones(d)
+    if box is None: return (0 if clip == 'entry' else 4), zero, zero, zero, ones, G, one
+    lo, hi, c, s = _box_args(box, d)
+    if clip == 'entry' and c is None and s is None:            # unit box straight onto the grid
+        a = G / (hi - lo)
+        return 1, a, -lo * a, zero, ones, G, min(G, one)
+    c, inv = zero if c is None else c, ones if s is None else 1.0 / s
+    return (2 if clip == 'entry' else 3), 1.0 / (hi - lo), -lo / (hi - lo), c, inv, G, one
+
+
+# %% ../nbs/05_moments.ipynb #48d26e02
+CACHE_BYTES = 1 << 20   # a piece of quantised rows (P × d float64) is kept this small: it stays in the L2 cache
+
+def piece_rows(d:int, frac_bits:int=FRAC_BITS, cache_bytes:int=CACHE_BYTES) -> int:
+    """Rows per piece: the largest power of two whose d float64 columns fit in `cache_bytes` (at least 64), capped at
+    2**(53 − 2·frac_bits), the most rows whose products q_i·q_j (each at most 2**(2f)) sum below 2**53 in any order."""
+    fit = 1 << max(6, (cache_bytes // (8 * max(int(d), 1))).bit_length() - 1)
+    return min(fit, 2 ** (53 - 2 * frac_bits))
+
+
+# %% ../nbs/05_moments.ipynb #a38a88f0
+def have_numba() -> bool:
+    "True when the optional compiled pass is installed (`pip install \"dpnotes[fast]\"`, which brings numba)."
+    try: import numba  # noqa: F401
+    except ImportError: return False
+    return True
+
+
+# %% ../nbs/05_moments.ipynb #cc8c59c3
+_BACKEND = ['auto']   # 'auto' (numba when installed), 'numba' or 'numpy': the same integers either way
+
+@contextlib.contextmanager
+def use_backend(name:str):
+    "Within the block, the statistics are computed by 'numba', 'numpy' or 'auto' (numba when installed): same integers."
+    if name not in ('auto', 'numba', 'numpy'): raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {name!r}")
+    if name == 'numba' and not have_numba(): raise ImportError('numba is not installed: pip install "dpnotes[fast]"')
+    old, _BACKEND[0] = _BACKEND[0], name
+    try: yield
+    finally: _BACKEND[0] = old
+
+def _compiled() -> bool:
+    "True when the statistics should run through the compiled kernel now."
+    return _BACKEND[0] == 'numba' or (_BACKEND[0] == 'auto' and have_numba())
+
+
+# %% ../nbs/05_moments.ipynb #a9c708ca
+def _pw_program(n:int) -> np.ndarray:
+    """NumPy's pairwise summation of n terms (`np.add.reduce` along a contiguous row) as a postfix program of int64 rows:
+    (start, length) sums a leaf of at most 128 terms, (−1, 0) replaces the last two results by left + right."""
+    if n <= 128: return np.array([[0, n]], dtype=np.int64)
+    h = n // 2; h -= h % 8
+    right = _pw_program(n - h); right[right[:, 0] >= 0, 0] += h
+    return np.concatenate([_pw_program(h), right, np.array([[-1, 0]], dtype=np.int64)])
+
+
+# %% ../nbs/05_moments.ipynb #47f752cb
+def _piece_kernel(Z, idx, Q, mode:int, a, s, c, inv, G:float, top:float, K:float, b:float,
+                  prog, scratch, stack, sums, counts, sumsq, want_sq:bool, fin, finite:bool) -> int:
+    """One pass over a piece: each row of Z mapped, clipped and quantised into Q (the NumPy quantiser's operations, in
+    its order), then added to its class sum and Σq² (float64: exact integers below 2**53 within a block of B rows) and
+    its class count. Modes: 0 entry clip; 1 unit box onto the grid; 2 box (+ centre, scale), entry clip; 3 the same,
+    ball clip; 4 ball clip. Returns the rows done: m, or the first row the NumPy path must take (its squared norm over-
+    or underflows), or −1 − i when row i has a NaN squared norm. NaN entries pass into the sums (refused at the fold);
+    with `finite`, x·0 (0 for a finite x, NaN for NaN or ±∞) is added to the class sum (entry modes) or to fin[j]."""
+    m, d = Z.shape
+    for i in range(m):
+        ci = idx[i]
+        if finite and mode >= 2:
+            for j in range(d): fin[j] += Z[i, j] * 0.0
+        if mode == 0:                                            # entry modes: quantise and add in one loop
+            for j in range(d):
+                x = Z[i, j]; t = np.trunc(x * G)
+                t = -top if t < -top else (top if t > top else t)
+                Q[i, j] = t; sums[ci, j] += (t + x * 0.0) if finite else t
+        elif mode == 1:
+            for j in range(d):
+                x = Z[i, j]; t = x * a[j]; t = t + s[j]
+                t = np.trunc(0.0 if t < 0.0 else (top if t > top else t))
+                Q[i, j] = t; sums[ci, j] += (t + x * 0.0) if finite else t
+        elif mode == 4:
+            for j in range(d): Q[i, j] = Z[i, j]
+        else:
+            for j in range(d):
+                t = Z[i, j] * a[j]; t = t + s[j]
+                t = 0.0 if t < 0.0 else (1.0 if t > 1.0 else t)
+                Q[i, j] = (t - c[j]) * inv[j]
+            if mode == 2:
+                for j in range(d):
+                    t = np.trunc(Q[i, j] * G)
+                    t = -top if t < -top else (top if t > top else t)
+                    Q[i, j] = t; sums[ci, j] += t
+        if mode >= 3:                                            # the row onto the ball: φ = K / max(‖z‖, b)
+            for j in range(d): scratch[j] = Q[i, j] * Q[i, j]
+            h = 0
+            for p in range(prog.shape[0]):                       # NumPy's pairwise sum of the squares
+                ls, ln = prog[p, 0], prog[p, 1]
+                if ls < 0:
+                    h -= 1; stack[h - 1] = stack[h - 1] + stack[h]
+                    continue
+                if ln < 8:
+                    r = 0.0
+                    for e in range(ln): r += scratch[ls + e]
+                else:
+                    r0, r1, r2, r3 = scratch[ls], scratch[ls + 1], scratch[ls + 2], scratch[ls + 3]
+                    r4, r5, r6, r7 = scratch[ls + 4], scratch[ls + 5], scratch[ls + 6], scratch[ls + 7]
+                    e = 8
+                    while e < ln - ln % 8:
+                        r0 += scratch[ls + e]; r1 += scratch[ls + e + 1]; r2 += scratch[ls + e + 2]
+                        r3 += scratch[ls + e + 3]; r4 += scratch[ls + e + 4]; r5 += scratch[ls + e + 5]
+                        r6 += scratch[ls + e + 6]; r7 += scratch[ls + e + 7]
+                        e += 8
+                    r = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+                    while e < ln:
+                        r += scratch[ls + e]; e += 1
+                stack[h] = r; h += 1
+            sq = stack[0]
+            if sq != sq: return -1 - i
+            if not sq < np.inf or (sq < 1e-280 and not b > 1e-130): return i
+            nrm = np.sqrt(sq)
+            phi = K / (nrm if nrm > b else b)
+            for j in range(d):
+                t = np.trunc(Q[i, j] * phi)
+                Q[i, j] = t; sums[ci, j] += t
+        if want_sq:
+            for j in range(d): sumsq[j] += Q[i, j] * Q[i, j]
+        counts[ci] += 1
+    return m
+
+
+# %% ../nbs/05_moments.ipynb #767037b1
+_KERNEL = []
+
+def _kernel():
+    "The compiled `_piece_kernel` (numba; compiled once per process, cached on disk when the package folder is writable)."
+    if not _KERNEL:
+        import numba
+        _KERNEL.append(numba.njit(cache=True, nogil=True)(_piece_kernel))
+    return _KERNEL[0]
+
+
 # %% ../nbs/05_moments.ipynb #9cba8bf0
 def is_dask(x) -> bool:
     "True for a Dask collection (array, DataFrame, Series, delayed), decided without importing dask."
@@ -140,8 +299,8 @@ def _prepared(A, y, k:int, prep):
 
 # %% ../nbs/05_moments.ipynb #fa5e9121
 def _exact_int(M) -> np.ndarray:
-    "A float64 product of quantised blocks (exact integers of magnitude ≤ 2**53) as int64; NaN in the rows is refused."
-    if not np.isfinite(M).all(): raise ValueError("X: NaN values after the pre-processing; drop or impute those rows first")
+    "Float64 sums of quantised rows (exact integers of magnitude ≤ 2**53) as int64; NaN in the rows is refused."
+    if not np.isfinite(M).all(): raise ValueError(_NAN)
     return M.astype(np.int64)
 
 def _class_sums(Q:np.ndarray, idx, k:int) -> np.ndarray:
@@ -151,23 +310,8 @@ def _class_sums(Q:np.ndarray, idx, k:int) -> np.ndarray:
     H = np.zeros((len(Q), k)); H[np.arange(len(Q)), idx] = 1.0
     return H.T @ Q
 
-def _block_products(Q:np.ndarray, k:int, idx, second, squares:bool) -> dict:
-    "int64 statistics of one block: quantised rows Q (contiguous) and their class indices, each from exact float64 products."
-    out = dict(count=np.bincount(idx, minlength=k), sum=_exact_int(_class_sums(Q, idx, k)))
-    if second == 'pooled': out['second'] = _exact_int(Q.T @ Q)   # one symmetric BLAS product (syrk)
-    elif second == 'per_class':
-        sel = [Q[idx == c] for c in range(k)]
-        out['second'] = np.stack([_exact_int(G.T @ G) for G in sel])
-    if squares and second is None: out['sumsq'] = _exact_int(np.einsum('ij,ij->j', Q, Q))
-    return out
-
-def _flush(tot:dict, acc:dict) -> dict:
-    "Move int64 block totals into the Python-integer totals (exact, no overflow)."
-    return {key: tot[key] + acc[key].astype(object) for key in tot}
 
 # %% ../nbs/05_moments.ipynb #077fc4aa
-FLUSH_BLOCKS = 1 << 9   # int64 block totals are moved to Python integers every 2**9 blocks: 2**9 · 2**53 = 2**62 < 2**63
-
 def _zero_totals(k:int, d:int, second, squares:bool) -> dict:
     "Python-integer totals (object arrays of 0) for the statistics asked for."
     zero = lambda *s: np.zeros(s, dtype=object)
@@ -182,28 +326,115 @@ def _add_stats(parts) -> dict:
     return {key: sum((p[key] for p in parts[1:]), parts[0][key].copy()) for key in parts[0]}
 
 
+# %% ../nbs/05_moments.ipynb #876594cb
+_NAN = "X: NaN values after the pre-processing; drop or impute those rows first"
+_NONFINITE = "X contains NaN or infinite values"
+
+class _Totals:
+    """Exact statistics of one partition, added piece by piece (one piece of rows quantised into a buffer that stays in
+    the cache): class sums, Σq² and second moments (by the BLAS symmetric rank-k update) summed in float64 over at most
+    B rows (exact), then added to int64; int64 moved into Python integers before any total could pass 2**62."""
+    def __init__(self, k:int, d:int, second, squares:bool, box, clip:str, b:float, f:int, B:int, rows:int,
+                 finite:bool=False):
+        self.k, self.d, self.second, self.squares, self.B, self.finite = k, d, second, squares, B, finite
+        self.limit = 2 ** (62 - 2 * f)                          # rows · 2**(2f) ≤ 2**62: no int64 total overflows
+        self.py, self.q = _zero_totals(k, d, second, squares), np.empty((rows, d))
+        self.qargs, self.quant = (box, clip, b, f, d, rows), None   # the NumPy quantiser, built when first needed
+        self.nb = _compiled() and d <= 4096
+        if self.nb:
+            self.args = (*_box_consts(box, clip, b, f, d), float(1 << f) * (1.0 - _guard(d)), float(b),
+                         _pw_program(d), np.empty(d), np.empty(64))
+        nc = 0 if second is None else (1 if second == 'pooled' else k)
+        self.f64 = [np.zeros((d, d), order='F') for _ in range(nc)]
+        self.fs, self.fq, self.fin = np.zeros((k, d)), np.zeros(d), np.zeros(d)
+        self._reset()
+
+    def _reset(self):
+        self.i64 = dict(count=np.zeros(self.k, np.int64), sum=np.zeros((self.k, self.d), np.int64),
+                        sumsq=np.zeros(self.d, np.int64), second=np.zeros((len(self.f64), self.d, self.d), np.int64))
+        self.rows = self.rows_f = 0
+
+
+# %% ../nbs/05_moments.ipynb #d3647ba5
+@patch
+def add(self:_Totals, Z, idx):
+    "Quantise one piece (compiled, or NumPy from the first row the kernel leaves), add its statistics."
+    m = len(Z)
+    if self.rows + m > self.limit: self._move()
+    if self.rows_f + m > self.B: self._fold()
+    Q, idx, i = self.q[:m], np.ascontiguousarray(idx, dtype=np.int64), 0
+    if self.nb:
+        i = _kernel()(np.ascontiguousarray(Z), idx, Q, *self.args, self.fs, self.i64['count'], self.fq,
+                      self.squares and self.second is None, self.fin, self.finite)
+        if i < 0: raise ValueError(_NONFINITE if self.finite else _NAN)
+    if i < m:                                                   # the NumPy path: rows i..m of the piece
+        if self.finite and not (np.isfinite(Z[i:].min()) and np.isfinite(Z[i:].max())): raise ValueError(_NONFINITE)
+        if self.quant is None: self.quant = _quantiser(*self.qargs)
+        R, ir = self.quant(Z[i:], Q[i:]), idx[i:]
+        self.i64['sum'] += _exact_int(_class_sums(R, ir, self.k))
+        self.i64['count'] += np.bincount(ir, minlength=self.k)
+        if self.squares and self.second is None: self.i64['sumsq'] += _exact_int(np.einsum('ij,ij->j', R, R))
+    if self.second is not None and m:
+        sel = [Q] if self.second == 'pooled' else [Q[idx == c] for c in range(self.k)]
+        for c, G in enumerate(sel):
+            if len(G): self.f64[c] = dsyrk(1.0, G.T, beta=1.0, c=self.f64[c], overwrite_c=1)   # upper triangle
+    self.rows_f += m; self.rows += m
+
+
+# %% ../nbs/05_moments.ipynb #249282c8
+@patch
+def _fold(self:_Totals):
+    """The float64 sums (exact integers) into int64, the float sums set to 0. The second moments stay upper triangles
+    (`dsyrk` never writes below the diagonal, which stays 0) until `_move` mirrors them. One sum checks all for NaN."""
+    if not np.isfinite(sum(M.sum() for M in self.f64) + self.fs.sum() + self.fq.sum() + self.fin.sum()):
+        raise ValueError(_NONFINITE if self.finite else _NAN)   # with `finite`, every NaN comes from a NaN or ±∞ entry
+    for c, M in enumerate(self.f64):
+        self.i64['second'][c] += M.astype(np.int64); M[...] = 0.0
+    self.i64['sum'] += self.fs.astype(np.int64); self.i64['sumsq'] += self.fq.astype(np.int64)
+    self.fs[...] = 0.0; self.fq[...] = 0.0; self.rows_f = 0
+
+
+# %% ../nbs/05_moments.ipynb #af63e41c
+@patch
+def _move(self:_Totals):
+    "int64 totals into the Python-integer totals (exact, no overflow)."
+    self._fold()
+    for S in self.i64['second']: S += np.triu(S, 1).T          # the upper triangles mirrored (lower parts were 0)
+    i64 = dict(self.i64, second=self.i64['second'][0] if self.second == 'pooled' else self.i64['second'])
+    self.py = {key: self.py[key] + i64[key].astype(object) for key in self.py}
+    self._reset()
+
+
+# %% ../nbs/05_moments.ipynb #149a6827
+@patch
+def result(self:_Totals) -> dict:
+    "The exact totals (Python integers); Σq² is the diagonal of the second moment when that was computed."
+    self._move()
+    if self.squares and self.second is not None:
+        self.py['sumsq'] = np.diagonal(self.py['second'] if self.second == 'pooled' else self.py['second'].sum(0)).copy()
+    return self.py
+
+
 # %% ../nbs/05_moments.ipynb #64882049
-def _block_stats(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits:int, block_rows:int,
-                 box=None, clip:str='entry') -> dict:
-    "Exact integer statistics of one partition (runs on a worker under Dask): only these small arrays leave it."
+def _accumulate(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits:int, block_rows:int,
+                box=None, clip:str='entry', finite:bool=False, tot=None):
+    "The rows of one partition or chunk added, piece by piece, to the exact totals `tot` (new when None); returns them."
     A, yv = _as_block(A), None if y is None else np.asarray(y)
     n = len(A)
     if yv is not None and len(yv) != n: raise ValueError(f"y: need one label per row ({n}), got {len(yv)}")
-    tot = acc = None
-    for b, s in enumerate(range(0, max(n, 1), block_rows)):   # pre-processed, quantised and multiplied block by block
-        Z, ib = _prepared(A[s:s + block_rows], None if yv is None else yv[s:s + block_rows], k, prep)
-        if tot is None:                                        # one buffer, reused for every block: it stays in the cache
-            d, m = Z.shape[1], min(n, block_rows)
-            tot, qbuf, quant = _zero_totals(k, d, second, squares), np.empty((m, d)), _quantiser(box, clip, bound, frac_bits, d, min(m, QUANT_ROWS))
-        Q = qbuf[:len(Z)]
-        for e in range(0, len(Z), QUANT_ROWS): quant(Z[e:e + QUANT_ROWS], Q[e:e + QUANT_ROWS])   # row-wise: pieces change nothing
-        part = _block_products(Q, k, ib, second, squares)
-        acc = part if acc is None else {key: acc[key] + part[key] for key in acc}
-        if (b + 1) % FLUSH_BLOCKS == 0: tot, acc = _flush(tot, acc), None
-    if acc is not None: tot = _flush(tot, acc)
-    if squares and second is not None:                         # Σq² is the diagonal of QᵀQ (summed over the classes)
-        tot['sumsq'] = np.diagonal(tot['second'] if second == 'pooled' else tot['second'].sum(0)).copy()
+    P, B = min(piece_rows(A.shape[1], frac_bits), block_rows), block_rows
+    for s in range(0, max(n, 1), B):                           # pre-processed B rows at a time (fewer calls of `prep`),
+        Z, ib = _prepared(A[s:s + B], None if yv is None else yv[s:s + B], k, prep)
+        if tot is None:
+            tot = _Totals(k, Z.shape[1], second, squares, box, clip, bound, frac_bits, block_rows, min(n, P), finite)
+        if min(len(Z), P) > len(tot.q):                        # a later chunk longer than the first one's pieces
+            m = min(len(Z), P); tot.q, tot.quant, tot.qargs = np.empty((m, tot.d)), None, (*tot.qargs[:5], m)
+        for e in range(0, max(len(Z), 1), P): tot.add(Z[e:e + P], ib[e:e + P])   # quantised and multiplied by pieces
     return tot
+
+def _block_stats(*args) -> dict:
+    "Exact integer statistics of one partition (runs on a worker under Dask): only these small arrays leave it."
+    return _accumulate(*args).result()
 
 
 # %% ../nbs/05_moments.ipynb #4537aac5
@@ -242,7 +473,8 @@ def _dask_parts(A, y):
     return xs, ys
 
 # %% ../nbs/05_moments.ipynb #410f24c0
-def _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows, box=None, clip='entry') -> tuple:
+def _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows, box=None, clip='entry',
+                 finite=False) -> tuple:
     "Checked public arguments of `exact_moments`, in the order `_block_stats` takes them."
     k, f, B = check_int(n_classes, 'n_classes'), check_int(frac_bits, 'frac_bits'), check_int(block_rows, 'block_rows')
     check_positive(bound, 'bound')
@@ -252,7 +484,7 @@ def _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows,
     if clip not in ('entry', 'ball'): raise ValueError(f"clip must be 'entry' or 'ball', got {clip!r}")
     if box is not None and not (isinstance(box, (tuple, list)) and len(box) in (2, 4)):
         raise ValueError("box: pass (lower, upper) or (lower, upper, centre, scale), each one entry per column")
-    return (k, prep, float(bound), second, bool(squares), f, B, box, clip)
+    return (k, prep, float(bound), second, bool(squares), f, B, box, clip, bool(finite))
 
 def _moments_dask(A, y, args:tuple) -> tuple:
     "(exact integer statistics, number of partitions) of Dask collections: one `compute`, small arrays back."
@@ -267,8 +499,10 @@ def _moments_in_memory(A, y, args:tuple, chunk_rows:int) -> tuple:
     step = check_int(chunk_rows, 'chunk_rows')
     take = (lambda s: A.iloc[s:s + step]) if hasattr(A, 'iloc') else (lambda s: A[s:s + step])
     yv = None if y is None else (y.to_numpy() if hasattr(y, 'to_numpy') else np.asarray(y))
-    parts = [_block_stats(take(s), None if yv is None else yv[s:s + step], *args) for s in range(0, max(len(A), 1), step)]
-    return _add_stats(parts), len(parts)
+    tot, starts = None, range(0, max(len(A), 1), step)
+    for s in starts:                                           # one set of totals for all chunks
+        tot = _accumulate(take(s), None if yv is None else yv[s:s + step], *args, tot=tot)
+    return tot.result(), len(starts)
 
 # %% ../nbs/05_moments.ipynb #87ee97ca
 def exact_moments(A,                        # rows: ndarray, pandas frame, or Dask array / DataFrame
@@ -284,9 +518,10 @@ def exact_moments(A,                        # rows: ndarray, pandas frame, or Da
                   chunk_rows:int=1 << 16,   # in memory: rows pre-processed at a time (bounds the working memory)
                   box=None,                 # public (lower, upper) or (lower, upper, centre, scale): rows into the unit box first, then (u − centre)/scale
                   clip:str='entry',         # 'entry': each entry clipped to ±b | 'ball': each row clipped to the b-ball (‖q‖ ≤ 2**f)
+                  finite:bool=False,        # refuse NaN and ±∞ in the pre-processed rows (checked inside the pass)
                  ) -> dict:
     "Exact class counts, class sums and second moments of the quantised rows; identical for any partitioning (one `compute` on Dask)."
-    args = _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows, box, clip)
+    args = _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows, box, clip, finite)
     ints, n_parts = _moments_dask(A, y, args) if is_dask(A) else _moments_in_memory(A, y, args, chunk_rows)
     return _finish(ints, bound, args[5], n_parts)
 

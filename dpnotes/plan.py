@@ -16,18 +16,19 @@ import numpy as np
 import pandas as pd
 
 from .data import Schema, as_schema
-from .registry import METHODS, build, calibration_budget, default_delta, size_warning
-from .suffstat import SENSITIVITY, gauss_sigma_rho, split_rho, zcdp_rho
+from .registry import METHODS, build, default_of, calibration_budget, default_delta, size_warning
+from .suffstat import SuffStatGauss, SENSITIVITY, gauss_sigma_rho, split_rho, zcdp_rho
 
 # %% auto #0
 __all__ = ['N_GRID', 'suffstat_sigmas', 'public_table', 'plan_ledger', 'suffstat_noise', 'suffstat_forecast', 'Plan',
            'plan_release']
 
 # %% ../nbs/62_plan.ipynb #acc17ad3
-def suffstat_sigmas(width: int, k: int, epsilon: float, delta: float, clip_factor: float = 0.5) -> dict:
+def suffstat_sigmas(width: int, k: int, epsilon: float, delta: float,
+                    clip_factor: float = default_of(SuffStatGauss, 'clip_factor')) -> dict:
     "ρ, clipping radius, ρ shares and noise σ of each statistic that suffstat-gauss releases on the encoded unit box (its defaults)."
     rho = zcdp_rho(epsilon, delta)
-    r = clip_factor * math.sqrt(width / 12)                     # the radius rule κ√(d/12) of scaling='centre'
+    r = SuffStatGauss(clip_factor=clip_factor)._radius(width)  # the estimator's own radius rule (κ√(d/12))
     shares = split_rho(rho, width, k, r)
     sigma = {s: gauss_sigma_rho(SENSITIVITY[s](r, width), shares[s]) for s in ('counts', 'centre', 'sums', 'moments')}
     return dict(rho=rho, radius=r, shares=shares, sigma=sigma, width=width, k=k)
@@ -158,7 +159,7 @@ def plan_release(schema, # the public `Schema` (or its dict / JSON path)
     if method == 'suffstat-gauss' and label is not None:       # with calibration the fit spends only its part of the budget
         noise, p = suffstat_noise(sch, label, calibration_budget(METHODS[method], epsilon, d, calibrate)[1][0], d)
         forecast = suffstat_forecast(sch, label, p, ns)
-        notes += [f"clipping radius {p['radius']:.4g} on the centred unit box (rule 0.5·√(width/12), width {p['width']}); "
+        notes += [f"clipping radius {p['radius']:.4g} on the centred unit box (rule κ√(width/12), κ = {default_of(SuffStatGauss, 'clip_factor')}, width {p['width']}); "
                   "rows beyond it are shrunk, a bias that depends on the data and is not in the forecast",
                   "classes assumed of equal size n/k; the noise on the counts and on the centre is second order and left out"]
     else: notes.append(f"no analytic error model for {method} in dpnotes.plan yet: ledger only")

@@ -9,6 +9,7 @@ Docs: https://dpnotes.github.io/dpnotes/registry.html.md"""
 from __future__ import annotations
 import copy
 import inspect
+from functools import partial
 import json
 import math
 import numbers
@@ -32,12 +33,17 @@ from .moments import is_dask, partition_rngs
 from .dpsyn import DPSyn
 
 # %% auto #0
-__all__ = ['METHODS', 'DECISIONS', 'RETIRED', 'default_delta', 'Method', 'quantile_map', 'calibration_budget', 'DPRPRelease',
-           'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease', 'PCAGaussPaperRelease',
-           'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease', 'SuffStatRelease', 'CopulaRelease',
-           'register', 'methods', 'method_params', 'check_retired', 'build', 'SizeWarning', 'size_warning']
+__all__ = ['METHODS', 'DECISIONS', 'RETIRED', 'default_of', 'default_delta', 'Method', 'quantile_map', 'calibration_budget',
+           'DPRPRelease', 'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease',
+           'PCAGaussPaperRelease', 'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease',
+           'SuffStatRelease', 'CopulaRelease', 'register', 'methods', 'method_params', 'check_retired', 'build',
+           'SizeWarning', 'size_warning']
 
 # %% ../nbs/58_registry.ipynb #d9503313
+def default_of(cls, name: str):
+    "The default of parameter `name` of `cls`: an adapter restates no default of the estimator it passes it to."
+    return inspect.signature(cls.__init__).parameters[name].default
+
 def default_delta(n: int) -> float:
     "δ = min(1e-5, 1/(10 n)): well below 1/n (n is public under replace-one neighbours)."
     return float(min(1e-5, 1.0 / (10 * check_int(n, 'n'))))
@@ -289,9 +295,9 @@ class DPRPRelease(Method):
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'safe',
-                 k1='auto', # projection dimension: an int (public) or 'auto' (exponential mechanism, charged)
-                 k2=0.6, # kept eigenvectors: int, or fraction of the encoded width
-                 split=(0.80, 0.15, 0.05), # ε shares of P′, of V′ and of the choice of k1
+                 k1=default_of(DPRP, 'k1'), # projection dimension: an int (public) or 'auto' (exponential mechanism, charged)
+                 k2=default_of(DPRP, 'k2'), # kept eigenvectors: int, or fraction of the encoded width
+                 split=default_of(DPRP, 'split'), # ε shares of P′, of V′ and of the choice of k1
                 ):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.k1, self.k2, self.split = k1, k2, split
@@ -446,7 +452,7 @@ def _gauss_release_part(spec) -> pd.DataFrame:
 class RONGaussRelease(_GaussRelease):
     "RON-Gauss (corrected sensitivities, private class sizes) with the row-norm route back to original units."
     name, system, paper, _cls = 'ron-gauss', 'RON-Gauss', 'Chanyaswad, Liu & Mittal', RONGauss
-    guarantee = 'ε-DP, replace-one neighbours (corrected covariance sensitivity)'
+    guarantee = 'ε-DP, replace-one neighbours (corrected covariance sensitivity); (ε, δ)-DP with calibrate > 0'
     needs_public = 'schema (bounds, categories), classes, n'
     supports_dask = True           # RONGauss's two-pass Dask fit; the norm histogram is an integer count per partition
 
@@ -461,7 +467,7 @@ class RONGaussPaperRelease(RONGaussRelease):
 class PCAGaussRelease(_GaussRelease):
     "PCA-Gauss (Laplace PCA, corrected sensitivities, private class sizes) with the row-norm route back to units."
     name, system, paper, _cls = 'pca-gauss', 'PCA-Gauss', 'Chanyaswad, Liu & Mittal', PCAGauss
-    guarantee = 'ε-DP, replace-one neighbours (Laplace PCA, corrected covariance sensitivity)'
+    guarantee = 'ε-DP, replace-one neighbours (Laplace PCA, corrected covariance sensitivity); (ε, δ)-DP with calibrate > 0'
     needs_public = 'schema (bounds, categories), classes, n'
     def _extra(self): return dict(pca='lap')
 
@@ -520,8 +526,10 @@ class DPSynRelease(Method):
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'safe',
-                 count_share: float = 0.1, # ε share of the noisy class sizes
-                 latent_dim: int = 4, hidden: tuple = (16,), max_steps: int = 300, n_components: int = 3, em_iters: int = 10,
+                 count_share: float = default_of(DPSyn, 'count_share'), # ε share of the noisy class sizes
+                 latent_dim: int = default_of(DPSyn, 'latent_dim'), hidden: tuple = default_of(DPSyn, 'hidden'),
+                 max_steps: int = default_of(DPSyn, 'max_steps'), n_components: int = default_of(DPSyn, 'n_components'),
+                 em_iters: int = default_of(DPSyn, 'em_iters'),
                 ):
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.count_share, self.latent_dim, self.hidden = count_share, latent_dim, hidden
@@ -598,21 +606,24 @@ def _copula_cast(col, values) -> pd.Series:
 # %% ../nbs/58_registry.ipynb #cg000000
 from .copula import CopulaGauss
 
+_CG = partial(default_of, CopulaGauss)
+
 class CopulaRelease(Method):
     "DP marginals (noisy histograms on the schema's states, missing as a state) + a Gaussian copula, on the caller's own columns."
     name, system, paper = 'copula-gauss', 'DP marginals + Gaussian copula', 'dpnotes (after Li, Xiong & Jiang 2014)'
-    guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion; optional private ranges by basic composition), replace-one neighbours'
+    guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion), replace-one neighbours'
     needs_public = 'schema (bounds, categories), classes, n'
     released_attributes = ('ledger_', 'model_')
     keeps_missing, calibratable = True, False   # its marginals are released histograms already: `calibrate` is refused
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'safe', dependence: str = 'auto', split: float = 0.5, bins='auto',
-                 clip_factor=0.25, sums_share: float = 0.9, shrink='auto', range_share: float = 0.0, scale_share: float = 0.1,
-                 atoms='threshold'):
+                 sampler: str = 'safe', dependence: str = _CG('dependence'), split: float = _CG('split'),
+                 bins=_CG('bins'), clip_factor=_CG('clip_factor'), sums_share: float = _CG('sums_share'),
+                 shrink=_CG('shrink'), scale_share: float = _CG('scale_share'),
+                 atoms=_CG('atoms')):        # every default is CopulaGauss's own (`default_of`)
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.dependence, self.split, self.bins, self.clip_factor, self.sums_share = dependence, split, bins, clip_factor, sums_share
-        self.shrink, self.range_share, self.scale_share, self.atoms = shrink, range_share, scale_share, atoms
+        self.shrink, self.scale_share, self.atoms = shrink, scale_share, atoms
 
     def fit(self, data, label=None, allow_drafted: bool = False):
         "As `Method.fit`, with the caller's own columns kept for `_fit` only (dropped on return and on any error)."
@@ -625,11 +636,10 @@ class CopulaRelease(Method):
         c = self.codec_; sch = c.schema.columns; df = c.sanitize(df)   # the public rule: nothing about the data is refused
         cols = {k: dict(kind=sch[k].kind, categories=sch[k].categories, lower=sch[k].lower, upper=sch[k].upper) for k in c.order}
         m = CopulaGauss(cols, eps, delta, label=c.label, dependence=self.dependence, split=self.split, bins=self.bins,
-                        clip_factor=self.clip_factor, sums_share=self.sums_share, shrink=self.shrink, range_share=self.range_share, scale_share=self.scale_share,
-                        atoms=self.atoms, rng=rng, sampler=sampler).fit(df)
-        er = m.budget_['ranges_epsilon']
-        if er > 0: self._charge('private ranges of the binned numeric columns', 'exponential mechanism (dp_quantile)', er, 0.0)
-        self._charge(f'histograms + copula second moments (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)', eps - er, delta)
+                        clip_factor=self.clip_factor, sums_share=self.sums_share, shrink=self.shrink,
+                        scale_share=self.scale_share, atoms=self.atoms, rng=rng, sampler=sampler).fit(df)
+        assert m.budget_['ranges_epsilon'] == 0        # no private ranges through the front door (retired: range_share)
+        self._charge(f'histograms + copula second moments (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)', eps, delta)
         self.model_ = m
 
 # %% ../nbs/58_registry.ipynb #328e22bc
@@ -685,6 +695,7 @@ RETIRED = {                     # (parameter, value; None: any value) -> anchor 
     ('calibrate_atoms', None): 'calibrate-atoms',
     ('atoms', True): 'copula-atoms', ('atoms', 'merge'): 'copula-atoms',
     ('clip_factor', 'auto'): 'copula-clip-factor-auto',
+    ('range_share', None): 'copula-range-share',
 }
 
 # %% ../nbs/58_registry.ipynb #4ae7074f
@@ -721,14 +732,13 @@ class SizeWarning(UserWarning):
     "A warning computed from public inputs only (the table's size against the budget): the same for neighbouring tables."
 
 def size_warning(method:str, n:int, d:int, epsilon:float, delta:float, **params) -> str | None:
-    "One line when `method` is `copula-gauss` and `n` is below `copula_min_rows(d, ε, δ)` for its `split`, `scale_share` and `range_share` (public inputs only), else None."
+    "One line when `method` is `copula-gauss` and `n` is below `copula_min_rows(d, ε, δ)` for its `split` and `scale_share` (public inputs only), else None."
     if method != 'copula-gauss': return None
     from dpnotes.copula import copula_min_rows
     dflt = inspect.signature(METHODS[method].__init__).parameters
-    split, share, ranges = (params.get(k, dflt[k].default) for k in ('split', 'scale_share', 'range_share'))
-    need = copula_min_rows(int(d), float(epsilon) * (1 - ranges), float(delta), split=split, scale_share=share)   # private ranges spend ε first
+    split, share = (params.get(k, dflt[k].default) for k in ('split', 'scale_share'))
+    need = copula_min_rows(int(d), float(epsilon), float(delta), split=split, scale_share=share)
     if n >= need: return None
     return (f"warning: {method}: {n} rows is below copula_min_rows({d}, ε={epsilon:g}) = {need}: each column's released "
             f"marginal is mostly noise (1-way TVD of about 0.2 or more per column); raise ε, release fewer columns, "
             f"or read the marginals as noise")
-

@@ -88,7 +88,7 @@ class SuffStatGauss:
                  bounds=None,                # public (lower, upper) arrays, one entry per column (required)
                  classes=None,               # public list of label values (required)
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
-                 sampler:str='numpy',        # noise sampler name (see `dpnotes.privacy.SAMPLERS`)
+                 sampler:str='safe',         # noise sampler name (see `dpnotes.privacy.SAMPLERS`)
                  scaling:str='centre',       # 'centre' (released mean) | 'standardise' (+ released variances) | 'box' (centre ½) | 'row_norm' (RON-Gauss style)
                  radius='rule',              # clipping radius in the scaled units, or 'rule' (κ√(d/12); κ√d for 'standardise'; 1 for 'row_norm')
                  clip_factor:float=0.5,      # κ of the radius rule
@@ -258,7 +258,9 @@ def _release_sums_moments(self:SuffStatGauss, second:dict, counts, release, sig:
 # %% ../nbs/25_suffstat_gauss.ipynb #af1346d9
 @patch
 def fit(self:SuffStatGauss, X, y):
-    """Release the noisy statistics of (X, y); spends exactly (epsilon, delta). X: numeric (n, d) array or DataFrame, or a
+    """Release the noisy statistics of (X, y); spends at most (epsilon, delta) (no pair attains it, see "How exact is the
+    budget?"); with sampler='safe' up to the sampler's exactness error, which add_gaussian does not reserve (about 1e-13
+    in ε and a relative 1e-9 in δ per noise call). X: numeric (n, d) array or DataFrame, or a
     Dask array / DataFrame (then y a Dask collection partitioned like X, e.g. a column of the same frame); y: labels in `classes`."""
     rows, lab, by_label, d, names, rho, lo, hi, classes = self._read_inputs(X, y)
     k, checked = len(classes), by_label is None                # in memory the first pass checks every row: the second need not
@@ -275,8 +277,9 @@ def fit(self:SuffStatGauss, X, y):
     stage = self.scaling in ('centre', 'standardise')
     pass_two = lambda c, s, ok: exact_moments(rows, lab, k, prep=_label_prep(by_label, ok, self.scaling == 'row_norm'),
                                               box=_box_of(self.scaling, lo, hi, c, s), clip='ball', bound=r, second=self.covariance)
-    first = (exact_moments(rows, lab, k, prep=_label_prep(by_label), box=(lo, hi), bound=1.0, second=None,
-                           squares=self.scaling == 'standardise') if stage else pass_two(np.full(d, 0.5), np.ones(d), False))
+    first = (exact_moments(rows, lab, k, prep=_label_prep(by_label, True), box=(lo, hi), bound=1.0, second=None,
+                           finite=True, squares=self.scaling == 'standardise')   # NaN, ±∞ refused inside the pass
+             if stage else pass_two(np.full(d, 0.5), np.ones(d), False))
     # 1. class counts (Δ₂ = √2); the row count is never used, only the sum of the noisy counts
     exact = first['count'].astype(float)
     counts = exact if self.class_sizes == 'public' else release(exact, sig['counts'], 'counts')

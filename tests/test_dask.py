@@ -1,7 +1,8 @@
 """Releases on Dask (the optional extra `pip install "dpnotes[dask]"`): exact statistics independent of the
-partitioning, the same release for a pandas frame and 1, 4 or 16 partitions (same seed), Dask output from `sample`
-and `release`, and an end-to-end audit of the Dask call with a leaky variant that the audit must catch.
-Without dask installed every test here is skipped with the reason below."""
+partitioning (by the NumPy path and, with numba installed, by the compiled pass: the same integers), the same release
+for a pandas frame and 1, 4 or 16 partitions (same seed), Dask output from `sample` and `release`, and an end-to-end
+audit of the Dask call with a leaky variant that the audit must catch.
+Without dask installed every test here is skipped with the reason below; without numba, the compiled cases are."""
 import math
 import warnings
 
@@ -13,7 +14,7 @@ dask = pytest.importorskip('dask', reason='dask is not installed: the Dask relea
 dd = pytest.importorskip('dask.dataframe', reason='dask[dataframe] is not installed: pip install "dpnotes[dask]"')
 import dask.array as da
 
-from dpnotes.moments import exact_moments, is_dask, partition_rngs
+from dpnotes.moments import exact_moments, have_numba, is_dask, partition_rngs, use_backend
 from dpnotes.suffstat import SuffStatGauss
 from dpnotes.release import release, methods
 from dpnotes.audit import audit_release
@@ -31,13 +32,22 @@ def _table(n=4000, d=5, seed=0):
     return X.assign(label=g.choice(['a', 'b', 'c'], n))
 
 
+def _backend(name):
+    "The statistics backend `name`, or a skip when it is the compiled one and numba is not installed."
+    if name == 'numba' and not have_numba():
+        pytest.skip('numba is not installed: the compiled pass needs the optional extra, pip install "dpnotes[fast]"')
+    return use_backend(name)
+
+
 @pytest.mark.parametrize('P', [1, 4, 16])
-def test_exact_moments_bit_identical_across_partitions(P):
+@pytest.mark.parametrize('backend', ['numpy', 'numba'])
+def test_exact_moments_bit_identical_across_partitions(P, backend):
     g = np.random.default_rng(1); n, d = 10_000, 6
     X, y = g.uniform(-1, 1, (n, d)), g.integers(0, 3, n)
-    ref = exact_moments(X, y, 3, second='per_class', squares=True)
-    got = exact_moments(da.from_array(X, chunks=(-(-n // P), d)), da.from_array(y, chunks=-(-n // P)), 3,
-                        second='per_class', squares=True)
+    with use_backend('numpy'): ref = exact_moments(X, y, 3, second='per_class', squares=True)   # one reference for both
+    with _backend(backend):
+        got = exact_moments(da.from_array(X, chunks=(-(-n // P), d)), da.from_array(y, chunks=-(-n // P)), 3,
+                            second='per_class', squares=True)
     assert got['n_partitions'] == P
     for key in ('count', 'sum', 'total', 'second', 'sumsq'):
         assert np.array_equal(ref[key], got[key]), key
@@ -48,14 +58,15 @@ def test_exact_moments_bit_identical_across_partitions(P):
 
 @pytest.mark.parametrize('opts', [dict(sampler='safe'), dict(sampler='numpy'),
                                   dict(sampler='safe', scaling='standardise', covariance='per_class')])
-def test_suffstat_same_release_for_any_partitioning(opts):
+@pytest.mark.parametrize('backend', ['numpy', 'numba'])
+def test_suffstat_same_release_for_any_partitioning(opts, backend):
     F = _table()
     cols = [c for c in F.columns if c != 'label']
     kw = dict(bounds=(np.zeros(5), np.full(5, 10.0)), classes=['a', 'b', 'c'], rng=7, **opts)
-    ref = SuffStatGauss(1.0, 1e-5, **kw).fit(F[cols], F['label'])
+    with use_backend('numpy'): ref = SuffStatGauss(1.0, 1e-5, **kw).fit(F[cols], F['label'])   # in memory, NumPy path
     for P in (1, 4, 16):
         D = dd.from_pandas(F, npartitions=P)
-        est = SuffStatGauss(1.0, 1e-5, **kw).fit(D[cols], D['label'])
+        with _backend(backend): est = SuffStatGauss(1.0, 1e-5, **kw).fit(D[cols], D['label'])
         for a in ('class_counts_', 'center_', 'scale_', 'means_'):
             assert np.array_equal(getattr(ref, a), getattr(est, a)), (a, P)
         cov = (lambda m: m.cov_ if m.cov_ is not None else np.stack(m.covs_))
