@@ -637,7 +637,7 @@ def render_readme(index: Path | None = None, execute: bool = True) -> str:
         for out in cell.get('outputs', []):
             txt = _text_output(out).rstrip()
             if txt.startswith('\x00md'): parts.append(txt[3:].strip())
-            elif txt.strip(): parts.append(f'```\n{txt}\n```')
+            elif txt.strip(): parts.append(f'```text\n{txt}\n```')   # output, not a command (tests/test_readme.py)
     parts = [p for p in parts if p]
     if parts: parts.insert(1, README_WARNING)
     return '\n\n'.join(parts) + '\n'

@@ -36,3 +36,24 @@ Modules:
 - `dpnotes.suffstat`: A class-conditional Gaussian generative model released through Gaussian noise on counts, class sums and one pooled second-moment matrix, all under a single zCDP budget: the levers that make Gaussian-model releases useful at ε = 1."""
 
 __version__ = "0.0.1"
+
+# The front door, spelled from the package: `dpnotes.release(table, method=..., epsilon=..., schema=...)`,
+# `dpnotes.report(real, released, label=...)`, `dpnotes.methods()`, `dpnotes.plan_release(schema, method, epsilon)`.
+# Loaded on first use (PEP 562), so `import dpnotes` stays light (no pandas, SciPy or scikit-learn).
+# Hand-written: `nbdev-export` rewrites only the docstring above.
+_LAZY = {'release': ('dpnotes.release', None), 'report': ('dpnotes.evaluate', 'report'),
+         'methods': ('dpnotes.release', 'methods'), 'plan_release': ('dpnotes.plan', 'plan_release')}
+
+
+def __getattr__(name):
+    if name not in _LAZY: raise AttributeError(f"module 'dpnotes' has no attribute {name!r}")
+    import importlib
+    mod, attr = _LAZY[name]
+    obj = importlib.import_module(mod)
+    if attr is not None:
+        obj = getattr(obj, attr)
+        globals()[name] = obj   # the next lookup does not come here
+    return obj
+
+
+def __dir__(): return sorted(set(globals()) | set(_LAZY))
