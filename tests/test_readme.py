@@ -35,7 +35,7 @@ from importlib.metadata import version, PackageNotFoundError
 from packaging.requirements import Requirement
 extras = tomllib.loads(open(sys.argv[1], 'rb').read().decode())['project']['optional-dependencies']
 bad = []
-for extra in ('dev', 'dask'):
+for extra in ('dev', 'dask', 'fast'):
     if extra not in extras: sys.exit(f'pyproject.toml declares no extra {extra!r}')
     for r in map(Requirement, extras[extra]):
         try: v = version(r.name)
@@ -49,7 +49,7 @@ if bad: sys.exit('\n'.join(bad))
 STAND_INS = {
     'python3 -m venv .venv': 'python3 -m venv --without-pip .venv',
     'source .venv/bin/activate': 'source .venv/bin/activate && test "$VIRTUAL_ENV" = "$PWD/.venv" && deactivate',
-    'pip install -e ".[dev,dask]"': f'"{sys.executable}" -c "$CHECK_EXTRAS" "{ROOT / "pyproject.toml"}"',
+    'pip install -e ".[dev,dask,fast]"': f'"{sys.executable}" -c "$CHECK_EXTRAS" "{ROOT / "pyproject.toml"}"',
     'bash tools/test.sh': f'bash "{ROOT / "tools" / "test.sh"}" --site-status',
     'python docs/build.py site': f'python "{ROOT / "docs" / "build.py"}" site --help > /dev/null',
 }
@@ -101,7 +101,7 @@ def test_every_block_is_marked():
 def test_first_screen():
     "Install (with a venv), the main job, the tests and the site are on the README's first screen."
     lines = README.read_text(encoding='utf-8').splitlines()
-    want = ['python3 -m venv .venv', 'source .venv/bin/activate', 'pip install -e ".[dev,dask]"',
+    want = ['python3 -m venv .venv', 'source .venv/bin/activate', 'pip install -e ".[dev,dask,fast]"',
             'dpnotes release wdbc', 'bash tools/test.sh', 'python docs/build.py site']
     where = {w: next((i + 1 for i, l in enumerate(lines) if l.strip().startswith(w)), None) for w in want}
     late = {w: n for w, n in where.items() if n is None or n > FIRST_SCREEN}
