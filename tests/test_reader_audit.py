@@ -1,0 +1,197 @@
+"""Issue #36: reading is part of the private boundary. Byte-level neighbour pairs (two files that differ in one record's
+bytes) run through the command, in memory and on Dask: everything an observer sees (exit status, stdout and stderr,
+rows written, output columns and dtypes) must be the same for both files, and the typed table the release reads must
+differ in that one row at most. Each class has a leaky control (the old reader's behaviour, kept here as test-local
+functions) that the same checks catch, so the checks can fail."""
+import contextlib
+import csv
+import io
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dpnotes.cli as cli
+from dpnotes.data import Schema, as_schema, read_by_schema, read_by_schema_dask, _typed_part
+
+N, K = 40, 5                      # records in a file; the record that differs between neighbours
+
+
+def _table():
+    g = np.random.default_rng(36)
+    return [(int(g.integers(18, 90)), f'{g.gamma(2.0, 20.0):.2f}', str(g.choice(['Zürich', 'Genève', 'Bern'])),
+             str(g.choice(['no', 'yes']))) for _ in range(N)]
+
+
+COLS = ['%fat', 'Größe', 'city', 'y']        # a '%' first and a non-ASCII name: both public, in the header
+SCHEMA = {'dpnotes_schema': 1, 'label': 'y', 'columns': {
+    '%fat': {'kind': 'integer', 'lower': 18, 'upper': 90}, 'Größe': {'kind': 'numeric', 'lower': 0, 'upper': 300},
+    'city': {'kind': 'categorical', 'categories': ['Zürich', 'Genève', 'Bern']},
+    'y': {'kind': 'categorical', 'categories': ['no', 'yes']}}}
+ARFF_SCHEMA = {**SCHEMA, 'columns': {{'%fat': 'fat', 'Größe': 'size'}.get(k, k): v for k, v in SCHEMA['columns'].items()}}
+
+
+def _csv_record(r): return f'{r[0]},{r[1]},{r[2]},{r[3]}'.encode()
+
+
+def _arff_record(r): return f"{r[0]},{r[1]},'{r[2]}',{r[3]}".encode()
+
+
+def _csv_file(records) -> bytes: return (','.join(COLS) + '\n').encode() + b''.join(r + b'\n' for r in records)
+
+
+def _arff_file(records) -> bytes:
+    head = ("@relation people\n@attribute fat integer\n@attribute size real\n"
+            "@attribute city {Zürich,Genève,Bern}\n@attribute y {no,yes}\n@data\n")
+    return head.encode() + b''.join(r + b'\n' for r in records)
+
+
+def _cell(r, j, v):
+    r = list(r); r[j] = v; return r
+
+
+# the classes of the issue: name -> (format, the changed record's bytes from the original row)
+CLASSES = {
+    'all-blank record': ('csv', lambda r: b',,,'),
+    'cell over the csv field limit': ('csv', lambda r: _csv_record(_cell(r, 2, 'x' * 200_000))),
+    '@attribute in a cell': ('csv', lambda r: _csv_record(_cell(r, 2, '@attribute'))),
+    'extra field': ('csv', lambda r: _csv_record(r) + b',9'),
+    'too few fields': ('csv', lambda r: _csv_record(r)[:4]),
+    'lone quote': ('csv', lambda r: _csv_record(_cell(r, 2, '"Bern'))),
+    'non-UTF-8 byte': ('csv', lambda r: _csv_record(r).replace(b',', b'\xff,', 1)),
+    'quoted U+2028 in CSV': ('csv', lambda r: _csv_record(_cell(r, 2, '"a\u2028b"'))),
+    'quoted U+2028 in ARFF': ('arff', lambda r: _arff_record(_cell(r, 2, 'a\u2028b'))),
+    'quoted U+0085 in ARFF': ('arff', lambda r: _arff_record(_cell(r, 2, 'a\u0085b'))),
+    'quoted form feed in ARFF': ('arff', lambda r: _arff_record(_cell(r, 2, 'a\fb'))),
+}
+ON_DASK = [c for c, (fmt, _) in CLASSES.items() if fmt == 'csv']
+K_OF = {'@attribute in a cell': 0}           # the first record, inside the first 2,000 characters
+
+
+def pair(tmp: Path, cls: str) -> tuple:
+    "(A, B, schema path): the two neighbour files (same name, two folders) and the public schema."
+    fmt, change = CLASSES[cls]
+    rows, k = _table(), K_OF.get(cls, K)
+    enc = _csv_record if fmt == 'csv' else _arff_record
+    a = [enc(r) for r in rows]; b = list(a); b[k] = change(rows[k])
+    make, name = (_csv_file, 'in.csv') if fmt == 'csv' else (_arff_file, 'in.arff')
+    paths = []
+    for side, recs in (('A', a), ('B', b)):
+        (tmp / side).mkdir(exist_ok=True); p = tmp / side / name; p.write_bytes(make(recs)); paths.append(p)
+    sj = tmp / f'schema_{fmt}.json'; sj.write_text(json.dumps(SCHEMA if fmt == 'csv' else ARFF_SCHEMA), encoding='utf-8')
+    return paths[0], paths[1], sj
+
+
+def observe(src: Path, sj: Path, dask: bool, seed: int) -> tuple:
+    "Everything the command shows an observer: exit status, stdout, stderr, rows written, output columns and dtypes."
+    out = src.parent / 'out.csv'
+    if out.exists(): out.unlink()
+    so, se = io.StringIO(), io.StringIO()
+    args = ['release', str(src), '-o', str(out), '-e', '1', '--schema', str(sj), '--seed', str(seed)] + ['--dask'] * dask
+    with contextlib.redirect_stdout(so), contextlib.redirect_stderr(se):
+        try: cli.main(args); code = 0
+        except SystemExit as e: code = e.code
+    strip = lambda t: t.replace(str(src.parent), '<dir>')
+    shape = None
+    if out.exists():
+        o = pd.read_csv(out)
+        shape = (len(o), tuple(o.columns), tuple(str(t) for t in o.dtypes))
+    return code, strip(so.getvalue()), strip(se.getvalue()), shape
+
+
+def typed_rows_differ(A: pd.DataFrame, B: pd.DataFrame) -> list:
+    "Rows at which two typed tables differ (every row when their shape, columns or dtypes differ)."
+    if A.shape != B.shape or list(A.columns) != list(B.columns) or A.dtypes.tolist() != B.dtypes.tolist():
+        return list(range(max(len(A), len(B))))
+    same = (A.astype(object).where(A.notna(), None).to_numpy() == B.astype(object).where(B.notna(), None).to_numpy())
+    return np.flatnonzero(~same.all(axis=1)).tolist()
+
+
+def _read(reader, p, sj):
+    try: return reader(p, as_schema(sj))
+    except Exception as e: return type(e).__name__
+
+
+def leaks(tmp, cls, dask, seeds=(0, 1)) -> list:
+    "What differs between the neighbours of `cls`: 'command' (what it shows), 'table' (more than the one row)."
+    A, B, sj = pair(tmp, cls)
+    found = []
+    for s in seeds:
+        if observe(A, sj, dask, s) != observe(B, sj, dask, s): found.append('command'); break
+    rd = (lambda p, sch: cli.read_by_schema_dask(p, sch).compute().reset_index(drop=True)) if dask else cli.read_by_schema
+    ta, tb = _read(rd, A, sj), _read(rd, B, sj)
+    k = K_OF.get(cls, K)
+    if isinstance(ta, str) or isinstance(tb, str) or typed_rows_differ(ta, tb) not in ([], [k]): found.append('table')
+    return found
+
+
+# --- the old reader's behaviour, as test-local functions: the leaky controls -------------------------------------------
+
+def old_read(path, sch):
+    "The base commit's reader, in short: re-decode as cp1252, ARFF by content, lines by splitlines, ragged refused, blank rows dropped."
+    b = Path(path).read_bytes()
+    try: text = b.decode('utf-8')
+    except UnicodeDecodeError: text = b.decode('cp1252', errors='replace')
+    head = text.lstrip()[:2000].lower()
+    if str(path).endswith('.arff') or (head.startswith(('@relation', '%')) and '@attribute' in head):
+        lines = text.splitlines()
+        at = next((i for i, l in enumerate(lines) if l.strip().lower() == '@data'), None)
+        if at is None: raise ValueError('no @data line')
+        header = [l.split()[1] for l in lines[:at] if l.lower().startswith('@attribute')]
+        rows = [[v.strip().strip("'") for v in next(csv.reader([l], quotechar="'"))] for l in lines[at + 1:] if l.strip()]
+    else:
+        rd = [r for r in csv.reader(io.StringIO(text), skipinitialspace=True) if r and any(v.strip() for v in r)]
+        header, rows = [h.strip() for h in rd[0]], rd[1:]
+    if sorted(header) != sorted(sch.columns): raise ValueError('header does not match the schema')
+    if any(len(r) != len(header) for r in rows): raise ValueError('the file is not a rectangular table')
+    return _typed_part(pd.DataFrame(rows, columns=header, dtype=object).astype(str), sch)
+
+
+def old_read_dask(path, sch, blocksize='64MB'):
+    "The base commit's Dask reader, in short: pandas' C parser on byte blocks."
+    import dask.dataframe as dd
+    ddf = dd.read_csv(str(path), dtype=str, keep_default_na=False, skipinitialspace=True, blocksize=blocksize)
+    return ddf.map_partitions(_typed_part, sch, meta=_typed_part(ddf._meta, sch))
+
+
+@pytest.fixture
+def old_reader(monkeypatch):
+    monkeypatch.setattr(cli, 'read_by_schema', old_read)
+    monkeypatch.setattr(cli, 'read_by_schema_dask', old_read_dask)
+
+
+@pytest.mark.parametrize('cls', list(CLASSES))
+def test_neighbours_look_the_same_in_memory(tmp_path, cls):
+    assert leaks(tmp_path, cls, dask=False) == []
+
+
+@pytest.mark.parametrize('cls', ON_DASK)
+def test_neighbours_look_the_same_on_dask(tmp_path, cls):
+    assert leaks(tmp_path, cls, dask=True, seeds=(0,)) == []
+
+
+# the classes the old reader leaked, as the issue measured them (the U+2028 cell in a CSV was read right before too)
+OLD_LEAKS = [c for c in CLASSES if c != 'quoted U+2028 in CSV']
+OLD_DASK_LEAKS = ['extra field', 'lone quote', 'non-UTF-8 byte']
+
+
+@pytest.mark.parametrize('cls', OLD_LEAKS)
+def test_control_old_reader_is_caught_in_memory(tmp_path, cls, old_reader):
+    assert leaks(tmp_path, cls, dask=False, seeds=(0,)) != []
+
+
+@pytest.mark.parametrize('cls', OLD_DASK_LEAKS)
+def test_control_old_reader_is_caught_on_dask(tmp_path, cls, old_reader):
+    assert leaks(tmp_path, cls, dask=True, seeds=(0,)) != []
+
+
+def test_dask_partitions_count_records_not_bytes(tmp_path):
+    "One longer cell moves no record to another partition (the old byte blocks did: the control)."
+    A, B, sj = pair(tmp_path, 'cell over the csv field limit')
+    sch = as_schema(sj)
+    lens = lambda d: d.map_partitions(len).compute().tolist()
+    assert lens(read_by_schema_dask(A, sch, partition_rows=8)) == lens(read_by_schema_dask(B, sch, partition_rows=8)) \
+        == [8, 8, 8, 8, 8]
+    assert lens(old_read_dask(A, sch, blocksize=600)) != lens(old_read_dask(B, sch, blocksize=600))
