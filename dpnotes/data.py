@@ -20,8 +20,8 @@ from fastcore.basics import patch
 __all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'READER_DEFAULTS', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING',
            'CHECK_WARNING', 'SCHEMA_HINT', 'Dataset', 'Column', 'Schema', 'draft_schema', 'datasets_dir',
            'find_data_dir', 'cache_dir', 'list_datasets', 'dataset_info', 'clean_features', 'load_dataset',
-           'fetch_dataset', 'data_available', 'read_table', 'check_complete', 'table_cells', 'read_by_schema',
-           'check_table', 'read_by_schema_dask', 'as_schema', 'drafted_fields', 'TableCodec']
+           'fetch_dataset', 'data_available', 'read_table', 'draft_file_schema', 'check_complete', 'table_cells',
+           'read_by_schema', 'check_table', 'read_by_schema_dask', 'as_schema', 'drafted_fields', 'TableCodec']
 
 # %% ../nbs/02_data.ipynb #2d522e01
 @dataclass(repr=False)
@@ -179,6 +179,7 @@ class Schema:
     thousands: str | None = None  # digit-group mark of numeric cells, removed before reading the number
     format: str | None = None  # 'csv' or 'arff'; None: from the file name (.arff, .arff.gz), never from the content
     multiline: bool = False  # True: a quoted CSV field may hold line breaks (RFC 4180); False: one line, one record
+    skip: list | None = None  # columns of the file a release leaves out (e.g. identifiers, dates)
 
     def __post_init__(self):
         if not isinstance(self.columns, dict) or not self.columns:
@@ -196,6 +197,9 @@ class Schema:
                 raise ValueError(f"the label column {self.label!r} must be declared with its public classes, e.g. "
                                  f'"{self.label}": {{"kind": "categorical", "categories": [0, 1]}}')
         _check_reader(**self.reader())
+        self.skip = [] if self.skip is None else [str(s) for s in self.skip]
+        both = [s for s in self.skip if s in self.columns]
+        if both: raise ValueError(f"skip: column {both[0]!r} is also declared in columns; list it in one place only")
 
     def reader(self) -> dict:
         "The reading options (encoding, delimiter, decimal, thousands, format, multiline)."
@@ -209,6 +213,7 @@ class Schema:
         "The JSON form (`dpnotes_schema` version, label, reading options other than the defaults, columns; a note when something is drafted)."
         d = {'dpnotes_schema': SCHEMA_VERSION, 'label': self.label}
         d.update({k: v for k, v in self.reader().items() if v != READER_DEFAULTS[k]})
+        if self.skip: d['skip'] = list(self.skip)
         d['columns'] = {k: c.to_dict() for k, c in self.columns.items()}
         if self.drafted_fields(): d['note'] = DRAFTED_NOTE
         return d
@@ -219,10 +224,10 @@ def from_dict(cls: Schema, d: dict) -> 'Schema':
     "Inverse of `to_dict`."
     if not isinstance(d, dict) or d.get('dpnotes_schema') != SCHEMA_VERSION:
         raise ValueError(f"not a dpnotes schema (expected the key 'dpnotes_schema': {SCHEMA_VERSION})")
-    unknown = set(d) - {'dpnotes_schema', 'label', 'columns', 'note', *READER_DEFAULTS}
+    unknown = set(d) - {'dpnotes_schema', 'label', 'columns', 'note', 'skip', *READER_DEFAULTS}
     if unknown: raise ValueError(f"unknown schema keys: {sorted(unknown)}")
     return cls({k: Column(**v) for k, v in d['columns'].items()}, d.get('label'),
-               **{k: d[k] for k in READER_DEFAULTS if k in d})
+               **{k: d[k] for k in (*READER_DEFAULTS, 'skip') if k in d})
 
 @patch
 def to_json(self: Schema, path=None) -> str:
@@ -1034,6 +1039,61 @@ def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas Dat
     return Dataset(X, y, name, task, src, tuple(cat), {i: str(v) for i, v in enumerate(values or [])},
                    raw, label, None if values is None else list(values), schema)
 
+# %% ../nbs/02_data.ipynb #10a9e9e0
+import re
+
+_DECIMAL_COMMA = re.compile(r'^[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?$')
+_GROUPED = re.compile(r'\d\.\d{3}(?:,|$)')
+_DATE = re.compile(r'^(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?$')
+
+def _looks_like(s: pd.Series, n: int, name: str) -> str | None:
+    "Why a column should stay out of a schema ('an identifier', 'a date'), or None. Reads the data: a draft only."
+    obs = s[s.notna()]
+    if not len(obs): return None
+    if not pd.api.types.is_numeric_dtype(s):
+        t = obs.astype(str).str.strip()
+        if t.str.match(_DATE).mean() >= 0.9: return 'a date (or time)'
+        if n >= 10 and t.nunique() == n: return 'an identifier (a different text in every row)'
+        return None
+    v = obs.to_numpy(dtype=float)
+    if n >= 10 and len(v) == n and _integral(v).all() and len(np.unique(v)) == n and \
+       (v.max() - v.min() + 1 == n or re.search(r'(^|_|\b)id$|^id', name.lower())):
+        return 'an identifier (a different whole number in every row)'
+    return None
+
+# %% ../nbs/02_data.ipynb #caa1dc74
+def draft_file_schema(source, # a CSV/TSV/ARFF file (optionally .gz)
+                      label: str | None = None, # label column (forced categorical)
+                      categorical=None, # columns to treat as categorical, besides non-numeric ones
+                     ) -> tuple:
+    """(drafted `Schema`, notes) of a real file, NOT private (it reads the rows): the reading options read off the file
+    (encoding, delimiter, a decimal comma such as '12,5' or '1.234,56' in a file not separated by ','), and columns
+    that look like identifiers or dates left out of the release (the schema's `skip`), each with a note."""
+    b, where, name = _file_bytes(source)
+    text, enc = _decode_text(b, None, where)
+    df, nominal, fmt, where, _ = _read_source(source, DEFAULT_MISSING, None, None, None)
+    sep = None if name.endswith('.arff') else _sniff_sep(text)
+    notes, reader = [], {}
+    if enc in ('utf-8', 'utf-8-sig', 'cp1252'): reader['encoding'] = 'utf-8' if enc.startswith('utf-8') else enc
+    else: notes.append(f"the file is {enc}: convert it to UTF-8 before a release")
+    if sep not in (None, ','): reader['delimiter'] = sep
+    dec = [c for c in df.columns if c != label and not pd.api.types.is_numeric_dtype(df[c]) and c not in nominal
+           and len(t := df[c].dropna().astype(str).str.strip()) and t.str.match(_DECIMAL_COMMA).all()
+           and t.str.contains(',', regex=False).any()]
+    if dec and sep not in (None, ','):
+        grouped = any(df[c].dropna().astype(str).str.contains(_GROUPED).any() for c in dec)
+        reader.update(decimal=',', **({'thousands': '.'} if grouped else {}))
+        for c in dec:
+            t = df[c].astype(object).where(df[c].notna(), None).map(lambda v: None if v is None else str(v).strip())
+            df[c] = pd.to_numeric(t.map(lambda v: v if v is None else v.replace('.', '').replace(',', '.')))
+        marks = ", ".join(f"{k}={v!r}" for k, v in reader.items() if k in ('decimal', 'thousands'))
+        notes.append(f"decimal comma{' and digit groups' if grouped else ''} in {dec}: {marks}")
+    keep = {label} | set([categorical] if isinstance(categorical, str) else (categorical or []))
+    skip = {c: why for c in df.columns if c not in keep and (why := _looks_like(df[c], len(df), str(c)))}
+    for c, why in skip.items(): notes.append(f"left out {c!r}: looks like {why} (listed in \"skip\")")
+    sch = draft_schema(df.drop(columns=list(skip)), label=label, categorical=categorical)
+    return Schema(sch.columns, sch.label, skip=list(skip), **reader), notes
+
 # %% ../nbs/02_data.ipynb #7e3a1c1c
 def check_complete(X, name: str = 'X') -> None:
     "Raise a ValueError naming the columns of `X` with missing values and the imputation options."
@@ -1227,7 +1287,7 @@ def _header_vs_schema(header, schema, where: str) -> None:
     "The file's header against the schema (public inputs): every column declared, every declared column present, no duplicates."
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup: raise ValueError(f"{where}: duplicated column names {dup} in the header; rename them")
-    extra = [h for h in header if h not in schema.columns]
+    extra = [h for h in header if h not in schema.columns and h not in (getattr(schema, 'skip', None) or ())]
     if extra: raise ValueError(f"{where}: column {extra[0]!r} is not in the schema; add it to the schema or drop it from the file")
     absent = [c for c in schema.columns if c not in header]
     if absent: raise ValueError(f"schema: column {absent[0]!r} is not in {where}; remove it from the schema or add it to the file")
@@ -1276,9 +1336,9 @@ def _cells_frame(header, recs, lost: bool, text: bool = True) -> pd.DataFrame:
     return df
 
 def _typed_frame(raw: pd.DataFrame, schema, missing) -> pd.DataFrame:
-    "Every column typed by the schema alone, with the schema's number format."
+    "Every column typed by the schema alone, with the schema's number format (the columns it skips left out)."
     return pd.DataFrame({h: _typed(raw[h], schema.columns[h], missing, schema.decimal, schema.thousands)
-                         for h in raw.columns}, index=raw.index)
+                         for h in raw.columns if h in schema.columns}, index=raw.index)
 
 def read_by_schema(source, # a CSV/TSV/ARFF file path (optionally .gz)
                    schema, # the public `Schema` (or its dict / JSON path): it alone decides every column's type
@@ -1358,7 +1418,8 @@ def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
     if fewer: out.append(('(file)', f'lines with fewer than {k} fields', len(fewer), _lines_list(fewer), 'absent fields read as missing'))
     if blank: out.append(('(file)', 'records with every cell blank', len(blank), _lines_list(blank), 'a row of missing cells'))
     for h in header:
-        if h not in schema.columns: out.append((h, 'column not in the schema', 1, '', 'release refuses the file'))
+        if h not in schema.columns and h not in schema.skip:
+            out.append((h, 'column not in the schema', 1, '', 'release refuses the file'))
     for c in schema.columns:
         if c not in header: out.append((c, 'schema column not in the file', 1, '', 'release refuses the file'))
     raw = _cells_frame(header, recs, False, text=False)
@@ -1446,7 +1507,7 @@ def read_by_schema_dask(source, # a CSV or Parquet path, or a glob of them (e.g.
     for p in paths:
         header, sep, cuts, n = _csv_layout(p, schema, partition_rows)
         _header_vs_schema(header, schema, p)
-        order = order or header
+        order = order or [h for h in header if h in schema.columns]
         for a, b in zip(cuts[:-1], cuts[1:]):
             parts.append(dask.delayed(_csv_part)(p, a, b, sep, header, schema, first, order)); first += partition_rows
         first += n - partition_rows * (len(cuts) - 1)

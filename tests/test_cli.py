@@ -485,3 +485,35 @@ def test_no_warning_escapes_while_the_rows_are_touched(table, capsys, monkeypatc
         warnings.simplefilter('always')
         code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
     assert code == 0 and '1234' not in out + err and not [w for w in seen if '1234' in str(w.message)]
+
+
+# --- issue #36: drafting real files, and a drafted release marked NOT PRIVATE everywhere ------------------------------
+
+def test_schema_help_lists_the_column_kinds(capsys):
+    code, out, err = run(capsys, 'schema', '--help')
+    assert code == 0 and all(k in out for k in ('numeric', 'integer', 'categorical'))
+
+
+def test_schema_flags_identifiers_and_dates_and_a_decimal_comma(tmp_path, capsys):
+    import codecs
+    rows = ['id;seen;height;pay;y'] + [f'{i + 1};{1 + i % 28:02d}/03/2024;"1,{60 + i}";"{1 + i % 3}.{100 + i:03d},50";{"ab"[i % 2]}'
+                                        for i in range(20)]
+    f = tmp_path / 'export.csv'; f.write_bytes(codecs.BOM_UTF8 + '\r\n'.join(rows).encode() + b'\r\n')
+    code, out, err = run(capsys, 'schema', f, '-o', tmp_path / 's.json', '--label', 'y')
+    assert code == 0, err
+    s = json.loads((tmp_path / 's.json').read_text(encoding='utf-8'))
+    assert s['skip'] == ['id', 'seen'] and set(s['columns']) == {'height', 'pay', 'y'}
+    assert (s['delimiter'], s['decimal'], s['thousands']) == (';', ',', '.') and s['columns']['pay']['upper'] == 3117.5
+    assert "'id': looks like an identifier" in out and "'seen': looks like a date" in out
+
+
+def test_drafted_release_is_marked_not_private(table, capsys):
+    csv, sj, schema, d = table
+    run(capsys, 'schema', csv, '-o', d / 'draft.json', '--label', 'y')
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', d / 'draft.json', '--allow-drafted', '--seed', 0)
+    side = d / 'o.csv.NOT-PRIVATE.txt'
+    assert code == 0 and out.startswith('NOT PRIVATE') and '— NOT PRIVATE' in out.splitlines()[1]
+    assert side.read_text().startswith('NOT PRIVATE') and 'drafted' in side.read_text()
+    assert pd.read_csv(d / 'o.csv').shape == pd.read_csv(csv).shape           # the CSV stays a plain CSV
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+    assert code == 0 and 'NOT PRIVATE' not in out and not side.exists()         # a stale mark is removed

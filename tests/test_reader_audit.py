@@ -195,3 +195,21 @@ def test_dask_partitions_count_records_not_bytes(tmp_path):
     assert lens(read_by_schema_dask(A, sch, partition_rows=8)) == lens(read_by_schema_dask(B, sch, partition_rows=8)) \
         == [8, 8, 8, 8, 8]
     assert lens(old_read_dask(A, sch, blocksize=600)) != lens(old_read_dask(B, sch, blocksize=600))
+
+
+def test_excel_export_releases_with_its_decimal_mark(tmp_path):
+    "';', decimal commas with digit groups, a UTF-8 BOM and CRLF: read right by the schema's marks, and released."
+    import codecs
+    rows = ['Größe;Lohn;Stadt;Klasse'] + [f'"1,{60 + i}";"1.{200 + i:03d},5";Köln;{"AB"[i % 2]}' for i in range(30)]
+    f = tmp_path / 'excel.csv'; f.write_bytes(codecs.BOM_UTF8 + '\r\n'.join(rows).encode() + b'\r\n')
+    sch = {'dpnotes_schema': 1, 'label': 'Klasse', 'delimiter': ';', 'decimal': ',', 'thousands': '.', 'columns': {
+        'Größe': {'kind': 'numeric', 'lower': 1, 'upper': 2.5}, 'Lohn': {'kind': 'numeric', 'lower': 0, 'upper': 2000},
+        'Stadt': {'kind': 'categorical', 'categories': ['Köln', 'Bonn']}, 'Klasse': {'kind': 'categorical', 'categories': ['A', 'B']}}}
+    sj = tmp_path / 'excel.json'; sj.write_text(json.dumps(sch), encoding='utf-8')
+    t = read_by_schema(f, as_schema(sj))
+    assert t['Größe'].tolist()[:2] == [1.60, 1.61] and t['Lohn'].tolist()[:2] == [1200.5, 1201.5] and t.notna().all().all()
+    plain = read_by_schema(f, as_schema({k: v for k, v in sch.items() if k not in ('decimal', 'thousands')}))
+    assert plain['Größe'].isna().all()                            # with '.' as the decimal mark those cells are not numbers
+    code, o, e, shape = observe(f, sj, False, 0)
+    assert code == 0 and shape[0] == 30 and shape[1] == ('Größe', 'Lohn', 'Stadt', 'Klasse')
+    assert (pd.read_csv(tmp_path / 'out.csv')['Lohn'].between(0, 2000)).all()
