@@ -155,7 +155,8 @@ def _check_reader(encoding, delimiter, decimal, thousands, format, multiline) ->
     import codecs
     try: codecs.lookup(encoding)
     except (LookupError, TypeError): raise ValueError(f"encoding: unknown text encoding {encoding!r}") from None
-    if 'a,;\t|"\'\n.'.encode(encoding, errors='strict') != b'a,;\t|"\'\n.':
+    probe = 'a,;\t|"\'\n.'.encode(encoding, errors='strict')
+    if probe.removeprefix(codecs.BOM_UTF8 if codecs.lookup(encoding).name == 'utf-8-sig' else b'') != b'a,;\t|"\'\n.':
         raise ValueError(f"encoding {encoding!r} does not keep ASCII as ASCII; convert the file to UTF-8 (or use "
                          "latin-1 / cp1252)")
     marks = {'delimiter': (delimiter, (None, ',', ';', '\t', '|')), 'decimal': (decimal, ('.', ',')),
