@@ -261,11 +261,11 @@ def _read_private(source: str, sch) -> pd.DataFrame:
     try: return read_by_schema(p, sch)
     except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e: raise BadInput(_one_line(e)) from None
 
-def _read_private_dask(source: str, sch, method: str):
+def _read_private_dask(source: str, sch, method: str, partition_rows=None):
     "A table larger than memory (CSV or Parquet path or glob) as a Dask DataFrame typed by the schema alone."
     ok = [m for m, c in METHODS.items() if c.supports_dask]
     if method not in ok: raise BadInput(f"--dask: method {method!r} does not run on Dask; methods that do: {', '.join(ok)}")
-    try: return read_by_schema_dask(source, sch)
+    try: return read_by_schema_dask(source, sch, **({} if partition_rows is None else {'partition_rows': partition_rows}))
     except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e: raise BadInput(_one_line(e)) from None
 
 WITHHELD = ("the release stopped on this table; the reason is withheld because it could depend on the private rows — "
@@ -336,12 +336,13 @@ def _one_blas_thread(on: bool):
     from threadpoolctl import threadpool_limits
     return threadpool_limits(limits=1, user_api='blas')
 
-def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False, opts=None):
+def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False, opts=None,
+                 partition_rows=None):
     "Read by the schema, release, write, print. After the inputs are validated nothing printed depends on the rows."
     _say(f"reading {source} …", err=True)
     with warnings.catch_warnings(record=True) as size:   # a warning raised while the rows are read or released could depend on
         warnings.simplefilter('ignore'); warnings.simplefilter('always', SizeWarning)   # them: all dropped but release()'s size line (public inputs)
-        df = _read_private_dask(source, sch, method) if on_dask else _read_private(source, sch)
+        df = _read_private_dask(source, sch, method, partition_rows) if on_dask else _read_private(source, sch)
         _say(f"releasing {'on Dask' if on_dask else f'{len(df)} rows'} with {method} at ε={epsilon:g} (sampler {sampler}) …", err=True)
         try:
             with _one_blas_thread(on_dask):
@@ -418,6 +419,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
                 dry_run: bool = typer.Option(False, '--dry-run', help='read no data: print the ledger, every noise scale and a forecast'),
                 input_rows: int = typer.Option(None, '--input-rows', help="with --dry-run: a public estimate of the input's rows"),
                 on_dask: bool = typer.Option(False, '--dask', help='IN larger than memory: a CSV/Parquet path or glob, released on Dask'),
+                partition_rows: int = typer.Option(None, '--partition-rows', help='with --dask: records per partition (public; default 200,000)'),
                 options: list[str] = typer.Option(None, '--option', help="KEY=VALUE, repeatable: a parameter of the method (`dpnotes methods`) or calibrate"),
                 no_report: bool = typer.Option(False, '--no-report', hidden=True, help='retired (it had no effect)')):
     """Release a table with a DP method; print the privacy ledger and the public rules. Nothing computed from the real
@@ -435,12 +437,15 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
     if input_rows is not None and input_rows < 1: raise BadInput(f"--input-rows must be >= 1, got {input_rows}")
     if on_dask and rows is not None and method == 'dprp':
         raise BadInput("--rows: on Dask, dprp releases exactly its noisy rows (one per input row); leave --rows out")
+    if partition_rows is not None and (not on_dask or partition_rows < 1):
+        raise BadInput(f"--partition-rows: with --dask only, and >= 1 (got {partition_rows})")
     if out is not None: _check_out(out, source, ('.csv',))
     sch, label = _release_schema(schema, source, label, method, allow_drafted)
     opts = _check_options(sch, method, epsilon, delta, label, parse_options(options), on_dask)
     if (warn := benchmark_warning(method, epsilon)): _say(warn, err=True)
     if dry_run: return _dry_run(sch, method, epsilon, delta, label, input_rows, opts)
-    _run_release(source, out, sch, label, method, epsilon, delta, seed, s, rows, allow_drafted, summary, on_dask, opts)
+    _run_release(source, out, sch, label, method, epsilon, delta, seed, s, rows, allow_drafted, summary, on_dask, opts,
+                 partition_rows)
 
 # %% ../nbs/61_cli.ipynb #7bdccf0f
 @_app.command('check')

@@ -517,3 +517,11 @@ def test_drafted_release_is_marked_not_private(table, capsys):
     assert pd.read_csv(d / 'o.csv').shape == pd.read_csv(csv).shape           # the CSV stays a plain CSV
     code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
     assert code == 0 and 'NOT PRIVATE' not in out and not side.exists()         # a stale mark is removed
+
+
+def test_partition_rows_only_with_dask(table, capsys):
+    csv, sj, schema, d = table
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--partition-rows', 8)
+    assert code == 2 and '--partition-rows' in err
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--dask', '--partition-rows', 8, '--seed', 0, '-m', 'dprp')
+    assert code == 0 and '10/10 partitions' in err and len(pd.read_csv(d / 'o.csv')) == 80

@@ -84,20 +84,21 @@ def pair(tmp: Path, cls: str) -> tuple:
     return paths[0], paths[1], sj
 
 
-def observe(src: Path, sj: Path, dask: bool, seed: int) -> tuple:
+def observe(src: Path, sj: Path, dask: bool, seed: int, extra=()) -> tuple:
     "Everything the command shows an observer: exit status, stdout, stderr, rows written, output columns and dtypes."
     out = src.parent / 'out.csv'
     if out.exists(): out.unlink()
     so, se = io.StringIO(), io.StringIO()
-    args = ['release', str(src), '-o', str(out), '-e', '1', '--schema', str(sj), '--seed', str(seed)] + ['--dask'] * dask
+    args = ['release', str(src), '-o', str(out), '-e', '1', '--schema', str(sj), '--seed', str(seed)] + ['--dask'] * dask + list(extra)
     with contextlib.redirect_stdout(so), contextlib.redirect_stderr(se):
         try: cli.main(args); code = 0
         except SystemExit as e: code = e.code
     strip = lambda t: t.replace(str(src.parent), '<dir>')
     shape = None
     if out.exists():
-        o = pd.read_csv(out)
-        shape = (len(o), tuple(o.columns), tuple(str(t) for t in o.dtypes))
+        o = pd.read_csv(out, dtype=str, keep_default_na=False)     # kinds, not pandas' guess (0 and 300 would read int64)
+        kind = lambda s: 'number' if pd.to_numeric(s[s != ''], errors='coerce').notna().all() else 'text'
+        shape = (len(o), tuple(o.columns), tuple(kind(o[c]) for c in o.columns))
     return code, strip(so.getvalue()), strip(se.getvalue()), shape
 
 
@@ -149,8 +150,9 @@ def old_read(path, sch):
     return _typed_part(pd.DataFrame(rows, columns=header, dtype=object).astype(str), sch)
 
 
-def old_read_dask(path, sch, blocksize='64MB'):
-    "The base commit's Dask reader, in short: pandas' C parser on byte blocks."
+def old_read_dask(path, sch, blocksize='64MB', partition_rows=None):
+    "The base commit's Dask reader, in short: pandas' C parser on byte blocks (of about `partition_rows` short records)."
+    if partition_rows is not None: blocksize = 600
     import dask.dataframe as dd
     ddf = dd.read_csv(str(path), dtype=str, keep_default_na=False, skipinitialspace=True, blocksize=blocksize)
     return ddf.map_partitions(_typed_part, sch, meta=_typed_part(ddf._meta, sch))
@@ -213,3 +215,18 @@ def test_excel_export_releases_with_its_decimal_mark(tmp_path):
     code, o, e, shape = observe(f, sj, False, 0)
     assert code == 0 and shape[0] == 30 and shape[1] == ('Größe', 'Lohn', 'Stadt', 'Klasse')
     assert (pd.read_csv(tmp_path / 'out.csv')['Lohn'].between(0, 2000)).all()
+
+
+DPRP = ['-m', 'dprp', '--partition-rows', '8']
+
+
+def test_dprp_on_dask_writes_the_same_layout_for_neighbours(tmp_path):
+    "dprp on Dask releases one noisy row per input row, partition by partition: the progress bar counts records only."
+    A, B, sj = pair(tmp_path, 'cell over the csv field limit')
+    a, b = observe(A, sj, True, 0, DPRP), observe(B, sj, True, 0, DPRP)
+    assert a == b and a[0] == 0 and '5/5 partitions' in a[2]
+
+
+def test_control_dprp_on_dask_old_byte_blocks_are_caught(tmp_path, old_reader):
+    A, B, sj = pair(tmp_path, 'cell over the csv field limit')
+    assert observe(A, sj, True, 0, DPRP) != observe(B, sj, True, 0, DPRP)
