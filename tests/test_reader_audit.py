@@ -89,7 +89,8 @@ def observe(src: Path, sj: Path, dask: bool, seed: int, extra=()) -> tuple:
     out = src.parent / 'out.csv'
     if out.exists(): out.unlink()
     so, se = io.StringIO(), io.StringIO()
-    args = ['release', str(src), '-o', str(out), '-e', '1', '--schema', str(sj), '--seed', str(seed)] + ['--dask'] * dask + list(extra)
+    args = (['release', str(src), '-o', str(out), '-e', '1', '--schema', str(sj)] + ['--seed', str(seed)] * (seed is not None)
+            + ['--dask'] * dask + list(extra))
     with contextlib.redirect_stdout(so), contextlib.redirect_stderr(se):
         try: cli.main(args); code = 0
         except SystemExit as e: code = e.code
@@ -230,3 +231,27 @@ def test_dprp_on_dask_writes_the_same_layout_for_neighbours(tmp_path):
 def test_control_dprp_on_dask_old_byte_blocks_are_caught(tmp_path, old_reader):
     A, B, sj = pair(tmp_path, 'cell over the csv field limit')
     assert observe(A, sj, True, 0, DPRP) != observe(B, sj, True, 0, DPRP)
+
+
+def eps_lower_bound(k_a: int, k_b: int, runs: int, alpha: float = 0.05) -> float:
+    "95% Clopper–Pearson lower bound on ε from an event seen k_a times on A and k_b times on B (α split over the two)."
+    from dpnotes.audit import clopper_pearson
+    lo = clopper_pearson(k_a, runs, alpha / 2, 'lower'); hi = clopper_pearson(k_b, runs, alpha / 2, 'upper')
+    return float(np.log(lo / hi)) if lo > 0 else 0.0
+
+
+def _event_counts(tmp, cls, runs):
+    "How often the pre-specified event (exit 0 and all N rows written) happens on each neighbour, fresh seeds every run."
+    A, B, sj = pair(tmp, cls)
+    hit = lambda o: o[0] == 0 and o[3] is not None and o[3][0] == N
+    return sum(hit(observe(A, sj, False, None)) for _ in range(runs)), sum(hit(observe(B, sj, False, None)) for _ in range(runs))
+
+
+@pytest.mark.parametrize('control', [False, True])
+def test_attack_bound_on_the_blank_record(tmp_path, control, monkeypatch):
+    "The issue's attack (a pre-specified event, fresh seeds): no ε above the claimed 1; the old reader gives one above it."
+    if control: monkeypatch.setattr(cli, 'read_by_schema', old_read)
+    runs = 60
+    ka, kb = _event_counts(tmp_path, 'all-blank record', runs)
+    lb = eps_lower_bound(ka, kb, runs)
+    assert (lb > 1.0) if control else (lb <= 1.0 and ka == kb == runs), (ka, kb, lb)
