@@ -1215,6 +1215,11 @@ def _arff_header(lines, where: str) -> tuple:
         else: raise ValueError(f"{where}: unexpected line in the ARFF header: {s[:40]!r}")
     raise ValueError(f"{where}: no @data line; not an ARFF file (pass format='csv' in the schema for a CSV)")
 
+def _trimmed(header: list, schema) -> list:
+    "A header without the empty names a spreadsheet leaves after the last column (their cells are extra fields, dropped)."
+    while header and header[-1] == '' and '' not in schema.columns: header = header[:-1]
+    return header
+
 def _file_cells(source, schema, sep=None, encoding=None) -> tuple:
     """(header, records, first line of each record (1-based), where, undecodable?) of a file, by public inputs alone:
     the format from the file name (or the schema's `format`), the text by the schema's encoding, the delimiter from the
@@ -1234,7 +1239,7 @@ def _file_cells(source, schema, sep=None, encoding=None) -> tuple:
         if k0 is None: raise ValueError(f"{where}: the file is empty")
         sep = sep or schema.delimiter or _header_sep(lines[k0], set(schema.columns))
         (header,), _ = _records([lines[k0]], sep, '"')
-        header = [h.strip() for h in header]
+        header = _trimmed([h.strip() for h in header], schema)
         recs, first = _records(lines[k0 + 1:], sep, '"', schema.multiline)
         first = [f + k0 + 1 for f in first]
     return header, recs, [f + 1 for f in first], where, _LOST.search(text) is not None
@@ -1413,7 +1418,8 @@ def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
     missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
     header, recs, first, where, lost = _file_cells(source, schema, sep, encoding)
     k, out = len(header), []
-    more = [f for f, r in zip(first, recs) if len(r) > k]; fewer = [f for f, r in zip(first, recs) if len(r) < k]
+    more = [f for f, r in zip(first, recs) if len(r) > k and ''.join(r[k:]).strip()]   # not a spreadsheet's empty tail
+    fewer = [f for f, r in zip(first, recs) if len(r) < k]
     blank = [f for f, r in zip(first, recs) if not ''.join(r).strip()]
     if more: out.append(('(file)', f'lines with more than {k} fields', len(more), _lines_list(more), 'extra fields dropped'))
     if fewer: out.append(('(file)', f'lines with fewer than {k} fields', len(fewer), _lines_list(fewer), 'absent fields read as missing'))
@@ -1466,7 +1472,7 @@ def _csv_layout(path: str, schema, rows: int, chunk: int = 1 << 24) -> tuple:
     cuts = [c for c in cuts if c < size][: (n + rows - 1) // rows] + [size]
     sep = schema.delimiter or _header_sep(text, set(schema.columns))
     (header,), _ = _records([text], sep, '"')
-    return [h.strip() for h in header], sep, cuts, n
+    return _trimmed([h.strip() for h in header], schema), sep, cuts, n
 
 def _ends_with_break(path: str, size: int) -> bool:
     with open(path, 'rb') as f: f.seek(size - 1); return f.read(1) == b'\n'

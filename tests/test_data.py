@@ -368,3 +368,17 @@ def test_check_table_lists_values_counts_and_lines(tmp_path):
     assert t.loc[('age', 'above upper=90'), 'cells'] == 1 and t.loc[('age', 'not a number'), 'cells'] == 1
     assert t.loc[('(file)', 'lines with fewer than 3 fields'), 'examples'] == '5'   # read with missing cells (#36)
     assert 'NOT PRIVATE' in CHECK_WARNING
+
+
+def test_read_by_schema_spreadsheet_tail_and_schema_json_compat(tmp_path):
+    "A spreadsheet's empty trailing columns are no columns; an old schema JSON reads as before, the new fields optional."
+    from dpnotes.data import Column, Schema, check_table, read_by_schema
+    s = _rbs_schema()
+    f = tmp_path / 'x.csv'; f.write_text('sex;age;y;;\nF;30;0;;\nM;31;1;;\n')
+    assert read_by_schema(f, s).shape == (2, 3) and len(check_table(f, s)) == 0
+    d = s.to_dict()
+    assert set(d) == {'dpnotes_schema', 'label', 'columns'} and Schema.from_dict(d).reader()['encoding'] == 'utf-8'
+    s2 = Schema(s.columns, 'y', delimiter=';', decimal=',', skip=['id'])
+    assert Schema.from_dict(s2.to_dict()).to_dict() == s2.to_dict() and s2.to_dict()['skip'] == ['id']
+    for bad in ({'encoding': 'utf-16'}, {'decimal': ';'}, {'delimiter': ',', 'decimal': ','}, {'format': 'xls'}):
+        with pytest.raises(ValueError): Schema(s.columns, 'y', **bad)

@@ -251,7 +251,7 @@ def _event_counts(tmp, cls, runs):
 def test_attack_bound_on_the_blank_record(tmp_path, control, monkeypatch):
     "The issue's attack (a pre-specified event, fresh seeds): no ε above the claimed 1; the old reader gives one above it."
     if control: monkeypatch.setattr(cli, 'read_by_schema', old_read)
-    runs = 60
+    runs = 40
     ka, kb = _event_counts(tmp_path, 'all-blank record', runs)
     lb = eps_lower_bound(ka, kb, runs)
     assert (lb > 1.0) if control else (lb <= 1.0 and ka == kb == runs), (ka, kb, lb)
