@@ -1189,11 +1189,13 @@ def _scan(line: str, sep: str, quotes: str, row: list, buf):
 def _records(lines, sep: str, quotes: str, multiline: bool = False) -> tuple:
     """(records as lists of text fields, index of each record's first line): every line is one record; with
     `multiline`, a line ending inside quotes continues into the next (a line break kept in the field)."""
+    if not any(q in l for l in lines for q in quotes): return [l.split(sep) for l in lines], list(range(len(lines)))
+    quoted = (lambda l: quotes in l) if len(quotes) == 1 else (lambda l: any(q in l for q in quotes))
     out, first, row, buf, start = [], [], [], None, 0
     for k, line in enumerate(lines):
         if buf is None:
             start = k
-            if not any(q in line for q in quotes): out.append(line.split(sep)); first.append(k); continue
+            if not quoted(line): out.append(line.split(sep)); first.append(k); continue
         else: buf.append('\n')
         row, buf = _scan(line, sep, quotes, row, buf)
         if buf is not None and not multiline: row.append(''.join(buf[1:])); buf = None
