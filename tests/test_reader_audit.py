@@ -255,3 +255,17 @@ def test_attack_bound_on_the_blank_record(tmp_path, control, monkeypatch):
     ka, kb = _event_counts(tmp_path, 'all-blank record', runs)
     lb = eps_lower_bound(ka, kb, runs)
     assert (lb > 1.0) if control else (lb <= 1.0 and ka == kb == runs), (ka, kb, lb)
+
+
+def test_a_quoted_line_break_is_a_public_choice(tmp_path):
+    """No reader can tell `"a<LF>b"` (one record, RFC 4180) from two records with lone quotes: the schema chooses. By
+    default a line is a record (a lone quote cannot swallow the rows after it); `multiline: true` keeps a quoted line
+    break inside its record (and then a lone quote joins the lines up to the next quote)."""
+    rows = _table(); a = [_csv_record(r) for r in rows]; b = list(a); b[K] = _csv_record(_cell(rows[K], 2, '"a\nb"'))
+    (tmp_path / 'A').mkdir(); (tmp_path / 'B').mkdir()
+    A, B = tmp_path / 'A' / 'in.csv', tmp_path / 'B' / 'in.csv'
+    A.write_bytes(_csv_file(a)); B.write_bytes(_csv_file(b))
+    multi = as_schema({**SCHEMA, 'multiline': True})
+    assert typed_rows_differ(read_by_schema(A, multi), read_by_schema(B, multi)) == [K]
+    assert len(read_by_schema(B, as_schema(SCHEMA))) == N + 1          # the default: one line, one record
+    with pytest.raises(ValueError, match='multiline'): read_by_schema_dask(A, multi)
