@@ -1455,8 +1455,7 @@ def _csv_layout(path: str, schema, rows: int, chunk: int = 1 << 24) -> tuple:
     """(header, byte offsets of the partitions' first records and the file's end, records) of a CSV file: the header
     is its first non-blank line; every line after it is a record, and a partition holds `rows` records (the last one
     fewer), so the layout depends on the number of records alone, never on how long a record is."""
-    size = os.path.getsize(path)
-    with open(path, 'rb') as f:
+    with _open_bytes(path) as f:
         pos = 0
         while True:
             line = f.readline()
@@ -1464,24 +1463,26 @@ def _csv_layout(path: str, schema, rows: int, chunk: int = 1 << 24) -> tuple:
             pos += len(line)
             if line.strip(): break
         text = _release_text(line, schema.encoding).rstrip('\n').rstrip('\r')
-        start, breaks, cuts = pos, 0, [pos]
+        start, breaks, cuts, last = pos, 0, [pos], b'\n'
         while (b := f.read(chunk)):
             nl = np.flatnonzero(np.frombuffer(b, dtype=np.uint8) == 10)
             k = breaks + 1 + np.arange(len(nl))                # the k-th break after the header starts record k
             cuts += (pos + nl[k % rows == 0] + 1).tolist()
-            breaks += len(nl); pos += len(b)
-    n = breaks + (1 if size > start and not _ends_with_break(path, size) else 0)
+            breaks += len(nl); pos += len(b); last = b[-1:]
+    size = pos
+    n = breaks + (1 if size > start and last != b'\n' else 0)
     cuts = [c for c in cuts if c < size][: (n + rows - 1) // rows] + [size]
     sep = schema.delimiter or _header_sep(text, set(schema.columns))
     (header,), _ = _records([text], sep, '"')
     return _trimmed([h.strip() for h in header], schema), sep, cuts, n
 
-def _ends_with_break(path: str, size: int) -> bool:
-    with open(path, 'rb') as f: f.seek(size - 1); return f.read(1) == b'\n'
+def _open_bytes(path: str):
+    "The file's bytes, gunzipped when its name ends in .gz (a forward seek then decompresses up to the offset)."
+    return gzip.open(path, 'rb') if path.lower().endswith('.gz') else open(path, 'rb')
 
 def _csv_part(path: str, a: int, b: int, sep: str, header: list, schema, first: int, order: list) -> pd.DataFrame:
     "The records between byte offsets a and b of a CSV file as text cells, one row per record (the rule of `read_by_schema`)."
-    with open(path, 'rb') as f: f.seek(a); data = f.read(b - a)
+    with _open_bytes(path) as f: f.seek(a); data = f.read(b - a)
     text = data.decode(schema.encoding, errors='surrogateescape')
     recs, _ = _records(_lines(text), sep, '"')
     raw = _cells_frame(header, recs, _LOST.search(text) is not None)
@@ -1509,7 +1510,7 @@ def read_by_schema_dask(source, # a CSV or Parquet path, or a glob of them (e.g.
         header = [str(c) for c in ddf.columns]
         _header_vs_schema(header, schema, paths[0])
         return ddf.astype(str).map_partitions(_typed_part, schema, meta=_typed_part(ddf._meta.astype(str), schema))
-    bad = [p for p in paths if p.lower().endswith(('.gz', '.arff', '.parquet', '.pq'))]
+    bad = [p for p in paths if p.lower().endswith(('.arff', '.arff.gz', '.parquet', '.pq'))]
     if bad or schema.format == 'arff': raise ValueError(f"{(bad or paths)[0]}: on Dask, plain CSV files (or Parquet) only")
     if schema.multiline: raise ValueError("schema: multiline=true is not read on Dask (a record must be one line)")
     parts, first, order = [], 0, None
