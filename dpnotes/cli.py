@@ -25,7 +25,7 @@ import typer
 import dpnotes.data as _data
 import dpnotes.privacy as _privacy
 from .data import CHECK_WARNING, check_table, draft_schema, read_by_schema, read_by_schema_dask, read_table
-from .data import as_schema, drafted_fields
+from .data import as_schema, drafted_fields, draft_file_schema
 from .registry import DECISIONS, METHODS, check_retired, method_params, methods, SizeWarning
 from .release import release, wdbc_schema
 
@@ -87,11 +87,16 @@ def methods_cmd():
 
 # %% ../nbs/61_cli.ipynb #1748f3fc
 @_app.command('schema')
-def schema_cmd(source: str = typer.Argument(..., metavar='IN', help='table to draft from (CSV/TSV/ARFF)'),
+def schema_cmd(source: str = typer.Argument(..., metavar='IN', help='table to draft from (CSV/TSV/ARFF); column kinds: numeric, integer, categorical'),
                out: Path = typer.Option(..., '-o', '--out', help='schema JSON to write'),
                label: str = typer.Option(None, '--label', help='label column'),
                categorical: str = typer.Option(None, '--categorical', help='comma-separated columns to treat as categorical')):
     """Draft a schema from a table. Every field is taken from the data, flagged "drafted": true: NOT private until you review it.
+
+    Column kinds: numeric (a number between public bounds lower and upper), integer (a whole number between bounds),
+    categorical (one of a public list of categories; the label is categorical). The reading options are read off the
+    file too (encoding, delimiter, a decimal comma as in '12,5' or '1.234,56'), and columns that look like identifiers
+    or dates are left out of the release (listed under "skip"), each with a note.
 
     Example:  dpnotes schema patients.csv -o schema.json --label diagnosis
     """
@@ -100,12 +105,18 @@ def schema_cmd(source: str = typer.Argument(..., metavar='IN', help='table to dr
     bad = [c for c in (cats or []) if c not in df.columns]
     if bad: raise BadInput(f"--categorical: column {bad[0]!r} is not in {source}")
     _check_out(out, source, ('.json',))
-    d = draft_schema(df, label=label, categorical=cats).to_dict()
+    notes = []
+    if Path(source).is_file():
+        try: sch, notes = draft_file_schema(source, label=label, categorical=cats)
+        except _TABLE_ERRORS as e: raise BadInput(f"{source}: cannot draft a schema ({_one_line(e)})") from None
+    else: sch = draft_schema(df, label=label, categorical=cats)
+    d = sch.to_dict()
     d['note'] = ("DRAFTED FROM THE DATA: every bound and category list below was read from the private table, so a release "
                  "using them is not private. Replace each by public knowledge (documentation, legal or physical limits), "
                  "then set \"drafted\": false.")
     out.write_text(json.dumps(d, indent=2, default=str) + '\n', encoding='utf-8')
     _say(f"wrote {out}: {len(d['columns'])} columns, all drafted from the data — review them before releasing")
+    for n in notes: _say(f"note: {n}")
     _say(f"how a release treats the cells: {DOMAIN_RULE}")
 
 # %% ../nbs/61_cli.ipynb #2e4f85e8
@@ -250,11 +261,11 @@ def _read_private(source: str, sch) -> pd.DataFrame:
     try: return read_by_schema(p, sch)
     except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e: raise BadInput(_one_line(e)) from None
 
-def _read_private_dask(source: str, sch, method: str):
+def _read_private_dask(source: str, sch, method: str, partition_rows=None):
     "A table larger than memory (CSV or Parquet path or glob) as a Dask DataFrame typed by the schema alone."
     ok = [m for m, c in METHODS.items() if c.supports_dask]
     if method not in ok: raise BadInput(f"--dask: method {method!r} does not run on Dask; methods that do: {', '.join(ok)}")
-    try: return read_by_schema_dask(source, sch)
+    try: return read_by_schema_dask(source, sch, **({} if partition_rows is None else {'partition_rows': partition_rows}))
     except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e: raise BadInput(_one_line(e)) from None
 
 WITHHELD = ("the release stopped on this table; the reason is withheld because it could depend on the private rows — "
@@ -265,12 +276,30 @@ DOMAIN_RULE = ("out-of-domain cells are never refused by a release: every column
                "is not a number, or not a declared category, reads as missing), numbers are clipped to the bounds, and missing "
                "cells follow the public missing-value rule printed with the ledger; `dpnotes check IN --schema S` lists them (NOT private)")
 
-def _print_release(r, out: Path, method: str, n_out: int):
+def _not_private(method: str, drafted) -> list:
+    "Why a release is not private, from public inputs alone: a paper-faithful method, schema fields drafted from the data."
+    why = [] if METHODS[method].private else [f"{method} is a paper-faithful variant and is NOT differentially private as released"]
+    if drafted: why.append(f"the schema's fields of {list(drafted)[:4]}{' …' if len(drafted) > 4 else ''} were drafted from the "
+                           "data (--allow-drafted): the release is NOT private; never publish it")
+    return why
+
+def _mark_sidecar(out: Path, why: list):
+    "OUT.NOT-PRIVATE.txt next to a release that is not private (the CSV stays a plain CSV); a stale one removed otherwise."
+    side = out.with_name(out.name + '.NOT-PRIVATE.txt')
+    if why: side.write_text(f"NOT PRIVATE: {out.name} is not a private release.\n" + ''.join(f"- {w}\n" for w in why), encoding='utf-8')
+    elif side.exists(): side.unlink()
+    return side if why else None
+
+def _print_release(r, out: Path, method: str, n_out: int, drafted=()):
     "What a release prints: files, warnings, the ledger and the public rules — functions of released values and public inputs only."
     e, d = r.spent
+    why = _not_private(method, drafted)
+    if drafted: _say(f"NOT PRIVATE: {why[-1]}")
     _say(f"wrote {out}: {n_out} rows x {len(r.data.columns)} columns"
-         + ('' if r.original_units else " — in the method's own coordinates, NOT the input's units"))
-    if not r.private: _say(f"WARNING: {method} is a paper-faithful variant and is NOT differentially private as released")
+         + ('' if r.original_units else " — in the method's own coordinates, NOT the input's units")
+         + (' — NOT PRIVATE' if why else ''))
+    if (side := _mark_sidecar(out, why)): _say(f"wrote {side}: why this release is NOT private")
+    if not METHODS[method].private: _say(f"WARNING: {why[0]}")
     _say(f"\nprivacy ledger (spent ε={e:.4g} of {r.epsilon:g}, δ={d:.3g} of {r.delta:.3g}):")
     with pd.option_context('display.width', 200, 'display.max_colwidth', 70):
         _say(r.ledger.to_string(index=False, float_format=lambda v: f'{v:.4g}'))
@@ -307,12 +336,13 @@ def _one_blas_thread(on: bool):
     from threadpoolctl import threadpool_limits
     return threadpool_limits(limits=1, user_api='blas')
 
-def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False, opts=None):
+def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False, opts=None,
+                 partition_rows=None):
     "Read by the schema, release, write, print. After the inputs are validated nothing printed depends on the rows."
     _say(f"reading {source} …", err=True)
     with warnings.catch_warnings(record=True) as size:   # a warning raised while the rows are read or released could depend on
         warnings.simplefilter('ignore'); warnings.simplefilter('always', SizeWarning)   # them: all dropped but release()'s size line (public inputs)
-        df = _read_private_dask(source, sch, method) if on_dask else _read_private(source, sch)
+        df = _read_private_dask(source, sch, method, partition_rows) if on_dask else _read_private(source, sch)
         _say(f"releasing {'on Dask' if on_dask else f'{len(df)} rows'} with {method} at ε={epsilon:g} (sampler {sampler}) …", err=True)
         try:
             with _one_blas_thread(on_dask):
@@ -321,7 +351,7 @@ def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler,
                 n_out = _write_release(r.data, out, sch, list(df.columns))
         except OSError as e: raise BadInput(f"-o: cannot write {out} ({e.strerror or type(e).__name__})") from None
         except Exception: raise BadInput(WITHHELD) from None
-    _print_release(r, out, method, n_out)
+    _print_release(r, out, method, n_out, drafted_fields(sch))
     for w in size: _say(f"warning: {w.message}", err=True)
     if summary and on_dask: _say("\n(no utility summary on Dask: run `dpnotes report` on a sample, NOT private)")
     elif summary and r.original_units: _print_summary(df, r, label, seed, method)
@@ -389,6 +419,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
                 dry_run: bool = typer.Option(False, '--dry-run', help='read no data: print the ledger, every noise scale and a forecast'),
                 input_rows: int = typer.Option(None, '--input-rows', help="with --dry-run: a public estimate of the input's rows"),
                 on_dask: bool = typer.Option(False, '--dask', help='IN larger than memory: a CSV/Parquet path or glob, released on Dask'),
+                partition_rows: int = typer.Option(None, '--partition-rows', help='with --dask: records per partition (public; default 200,000)'),
                 options: list[str] = typer.Option(None, '--option', help="KEY=VALUE, repeatable: a parameter of the method (`dpnotes methods`) or calibrate"),
                 no_report: bool = typer.Option(False, '--no-report', hidden=True, help='retired (it had no effect)')):
     """Release a table with a DP method; print the privacy ledger and the public rules. Nothing computed from the real
@@ -406,12 +437,15 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
     if input_rows is not None and input_rows < 1: raise BadInput(f"--input-rows must be >= 1, got {input_rows}")
     if on_dask and rows is not None and method == 'dprp':
         raise BadInput("--rows: on Dask, dprp releases exactly its noisy rows (one per input row); leave --rows out")
+    if partition_rows is not None and (not on_dask or partition_rows < 1):
+        raise BadInput(f"--partition-rows: with --dask only, and >= 1 (got {partition_rows})")
     if out is not None: _check_out(out, source, ('.csv',))
     sch, label = _release_schema(schema, source, label, method, allow_drafted)
     opts = _check_options(sch, method, epsilon, delta, label, parse_options(options), on_dask)
     if (warn := benchmark_warning(method, epsilon)): _say(warn, err=True)
     if dry_run: return _dry_run(sch, method, epsilon, delta, label, input_rows, opts)
-    _run_release(source, out, sch, label, method, epsilon, delta, seed, s, rows, allow_drafted, summary, on_dask, opts)
+    _run_release(source, out, sch, label, method, epsilon, delta, seed, s, rows, allow_drafted, summary, on_dask, opts,
+                 partition_rows)
 
 # %% ../nbs/61_cli.ipynb #7bdccf0f
 @_app.command('check')

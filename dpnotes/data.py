@@ -17,11 +17,11 @@ import pandas as pd
 from fastcore.basics import patch
 
 # %% auto #0
-__all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING', 'CHECK_WARNING',
-           'SCHEMA_HINT', 'Dataset', 'Column', 'Schema', 'draft_schema', 'datasets_dir', 'find_data_dir', 'cache_dir',
-           'list_datasets', 'dataset_info', 'clean_features', 'load_dataset', 'fetch_dataset', 'data_available',
-           'read_table', 'check_complete', 'table_cells', 'read_by_schema', 'check_table', 'read_by_schema_dask',
-           'as_schema', 'drafted_fields', 'TableCodec']
+__all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'READER_DEFAULTS', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING',
+           'CHECK_WARNING', 'SCHEMA_HINT', 'Dataset', 'Column', 'Schema', 'draft_schema', 'datasets_dir',
+           'find_data_dir', 'cache_dir', 'list_datasets', 'dataset_info', 'clean_features', 'load_dataset',
+           'fetch_dataset', 'data_available', 'read_table', 'draft_file_schema', 'check_complete', 'table_cells',
+           'read_by_schema', 'check_table', 'read_by_schema_dask', 'as_schema', 'drafted_fields', 'TableCodec']
 
 # %% ../nbs/02_data.ipynb #2d522e01
 @dataclass(repr=False)
@@ -146,12 +146,41 @@ def to_dict(self: Column) -> dict:
     d['drafted'] = self.drafted
     return d
 
+# %% ../nbs/02_data.ipynb #65c62db9
+READER_DEFAULTS = {'encoding': 'utf-8', 'delimiter': None, 'decimal': '.', 'thousands': None, 'format': None,
+                   'multiline': False}
+
+def _check_reader(encoding, delimiter, decimal, thousands, format, multiline) -> None:
+    "The reading options of a schema: public inputs, checked before any row is read (errors name the field)."
+    import codecs
+    try: codecs.lookup(encoding)
+    except (LookupError, TypeError): raise ValueError(f"encoding: unknown text encoding {encoding!r}") from None
+    probe = 'a,;\t|"\'\n.'.encode(encoding, errors='strict')
+    if probe.removeprefix(codecs.BOM_UTF8 if codecs.lookup(encoding).name == 'utf-8-sig' else b'') != b'a,;\t|"\'\n.':
+        raise ValueError(f"encoding {encoding!r} does not keep ASCII as ASCII; convert the file to UTF-8 (or use "
+                         "latin-1 / cp1252)")
+    marks = {'delimiter': (delimiter, (None, ',', ';', '\t', '|')), 'decimal': (decimal, ('.', ',')),
+             'thousands': (thousands, (None, ',', '.', ' ', "'", '\u00a0')), 'format': (format, (None, 'csv', 'arff'))}
+    for k, (v, ok) in marks.items():
+        if v not in ok: raise ValueError(f"{k} must be one of {list(ok)}, got {v!r}")
+    if thousands is not None and thousands in (decimal, delimiter):
+        raise ValueError(f"thousands={thousands!r} must differ from the decimal mark and the delimiter")
+    if decimal == delimiter: raise ValueError(f"decimal={decimal!r} must differ from the delimiter")
+    if not isinstance(multiline, bool): raise ValueError(f"multiline must be true or false, got {multiline!r}")
+
 # %% ../nbs/02_data.ipynb #b2cc3fa5
 @dataclass
 class Schema:
-    "Public schema of a table: one `Column` per column (table order, label included) and the label's name."
+    "Public schema of a table: one `Column` per column (table order, label included), the label's name, and how the file is read."
     columns: dict  # name -> Column, in table order; includes the label column
     label: str | None = None  # name of the label column (must be 'categorical')
+    encoding: str = 'utf-8'  # text encoding of the file; a cell it cannot decode reads as missing
+    delimiter: str | None = None  # CSV delimiter; None: read off the header line alone
+    decimal: str = '.'  # decimal mark of numeric cells ('.' or ',')
+    thousands: str | None = None  # digit-group mark of numeric cells, removed before reading the number
+    format: str | None = None  # 'csv' or 'arff'; None: from the file name (.arff, .arff.gz), never from the content
+    multiline: bool = False  # True: a quoted CSV field may hold line breaks (RFC 4180); False: one line, one record
+    skip: list | None = None  # columns of the file a release leaves out (e.g. identifiers, dates)
 
     def __post_init__(self):
         if not isinstance(self.columns, dict) or not self.columns:
@@ -168,15 +197,25 @@ class Schema:
             if self.columns[self.label].kind != 'categorical':
                 raise ValueError(f"the label column {self.label!r} must be declared with its public classes, e.g. "
                                  f'"{self.label}": {{"kind": "categorical", "categories": [0, 1]}}')
+        _check_reader(**self.reader())
+        self.skip = [] if self.skip is None else [str(s) for s in self.skip]
+        both = [s for s in self.skip if s in self.columns]
+        if both: raise ValueError(f"skip: column {both[0]!r} is also declared in columns; list it in one place only")
+
+    def reader(self) -> dict:
+        "The reading options (encoding, delimiter, decimal, thousands, format, multiline)."
+        return {k: getattr(self, k) for k in READER_DEFAULTS}
 
     def drafted_fields(self) -> list[str]:
         "Names of the columns whose description was taken from the data (review them before a release)."
         return [k for k, c in self.columns.items() if c.drafted]
 
     def to_dict(self) -> dict:
-        "The JSON form (`dpnotes_schema` version, label, columns; a note when something is drafted)."
-        d = {'dpnotes_schema': SCHEMA_VERSION, 'label': self.label,
-             'columns': {k: c.to_dict() for k, c in self.columns.items()}}
+        "The JSON form (`dpnotes_schema` version, label, reading options other than the defaults, columns; a note when something is drafted)."
+        d = {'dpnotes_schema': SCHEMA_VERSION, 'label': self.label}
+        d.update({k: v for k, v in self.reader().items() if v != READER_DEFAULTS[k]})
+        if self.skip: d['skip'] = list(self.skip)
+        d['columns'] = {k: c.to_dict() for k, c in self.columns.items()}
         if self.drafted_fields(): d['note'] = DRAFTED_NOTE
         return d
 
@@ -186,9 +225,10 @@ def from_dict(cls: Schema, d: dict) -> 'Schema':
     "Inverse of `to_dict`."
     if not isinstance(d, dict) or d.get('dpnotes_schema') != SCHEMA_VERSION:
         raise ValueError(f"not a dpnotes schema (expected the key 'dpnotes_schema': {SCHEMA_VERSION})")
-    unknown = set(d) - {'dpnotes_schema', 'label', 'columns', 'note'}
+    unknown = set(d) - {'dpnotes_schema', 'label', 'columns', 'note', 'skip', *READER_DEFAULTS}
     if unknown: raise ValueError(f"unknown schema keys: {sorted(unknown)}")
-    return cls({k: Column(**v) for k, v in d['columns'].items()}, d.get('label'))
+    return cls({k: Column(**v) for k, v in d['columns'].items()}, d.get('label'),
+               **{k: d[k] for k in (*READER_DEFAULTS, 'skip') if k in d})
 
 @patch
 def to_json(self: Schema, path=None) -> str:
@@ -1000,6 +1040,61 @@ def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas Dat
     return Dataset(X, y, name, task, src, tuple(cat), {i: str(v) for i, v in enumerate(values or [])},
                    raw, label, None if values is None else list(values), schema)
 
+# %% ../nbs/02_data.ipynb #10a9e9e0
+import re
+
+_DECIMAL_COMMA = re.compile(r'^[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?$')
+_GROUPED = re.compile(r'\d\.\d{3}(?:,|$)')
+_DATE = re.compile(r'^(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?$')
+
+def _looks_like(s: pd.Series, n: int, name: str) -> str | None:
+    "Why a column should stay out of a schema ('an identifier', 'a date'), or None. Reads the data: a draft only."
+    obs = s[s.notna()]
+    if not len(obs): return None
+    if not pd.api.types.is_numeric_dtype(s):
+        t = obs.astype(str).str.strip()
+        if t.str.match(_DATE).mean() >= 0.9: return 'a date (or time)'
+        if n >= 10 and t.nunique() == n: return 'an identifier (a different text in every row)'
+        return None
+    v = obs.to_numpy(dtype=float)
+    if n >= 10 and len(v) == n and _integral(v).all() and len(np.unique(v)) == n and \
+       (v.max() - v.min() + 1 == n or re.search(r'(^|_|\b)id$|^id', name.lower())):
+        return 'an identifier (a different whole number in every row)'
+    return None
+
+# %% ../nbs/02_data.ipynb #caa1dc74
+def draft_file_schema(source, # a CSV/TSV/ARFF file (optionally .gz)
+                      label: str | None = None, # label column (forced categorical)
+                      categorical=None, # columns to treat as categorical, besides non-numeric ones
+                     ) -> tuple:
+    """(drafted `Schema`, notes) of a real file, NOT private (it reads the rows): the reading options read off the file
+    (encoding, delimiter, a decimal comma such as '12,5' or '1.234,56' in a file not separated by ','), and columns
+    that look like identifiers or dates left out of the release (the schema's `skip`), each with a note."""
+    b, where, name = _file_bytes(source)
+    text, enc = _decode_text(b, None, where)
+    df, nominal, fmt, where, _ = _read_source(source, DEFAULT_MISSING, None, None, None)
+    sep = None if name.endswith('.arff') else _sniff_sep(text)
+    notes, reader = [], {}
+    if enc in ('utf-8', 'utf-8-sig', 'cp1252'): reader['encoding'] = 'utf-8' if enc.startswith('utf-8') else enc
+    else: notes.append(f"the file is {enc}: convert it to UTF-8 before a release")
+    if sep not in (None, ','): reader['delimiter'] = sep
+    dec = [c for c in df.columns if c != label and not pd.api.types.is_numeric_dtype(df[c]) and c not in nominal
+           and len(t := df[c].dropna().astype(str).str.strip()) and t.str.match(_DECIMAL_COMMA).all()
+           and t.str.contains(',', regex=False).any()]
+    if dec and sep not in (None, ','):
+        grouped = any(df[c].dropna().astype(str).str.contains(_GROUPED).any() for c in dec)
+        reader.update(decimal=',', **({'thousands': '.'} if grouped else {}))
+        for c in dec:
+            t = df[c].astype(object).where(df[c].notna(), None).map(lambda v: None if v is None else str(v).strip())
+            df[c] = pd.to_numeric(t.map(lambda v: v if v is None else v.replace('.', '').replace(',', '.')))
+        marks = ", ".join(f"{k}={v!r}" for k, v in reader.items() if k in ('decimal', 'thousands'))
+        notes.append(f"decimal comma{' and digit groups' if grouped else ''} in {dec}: {marks}")
+    keep = {label} | set([categorical] if isinstance(categorical, str) else (categorical or []))
+    skip = {c: why for c in df.columns if c not in keep and (why := _looks_like(df[c], len(df), str(c)))}
+    for c, why in skip.items(): notes.append(f"left out {c!r}: looks like {why} (listed in \"skip\")")
+    sch = draft_schema(df.drop(columns=list(skip)), label=label, categorical=categorical)
+    return Schema(sch.columns, sch.label, skip=list(skip), **reader), notes
+
 # %% ../nbs/02_data.ipynb #7e3a1c1c
 def check_complete(X, name: str = 'X') -> None:
     "Raise a ValueError naming the columns of `X` with missing values and the imputation options."
@@ -1026,14 +1121,20 @@ def imputed(self: Dataset, strategy: str | None = None, values: dict | None = No
 # %% ../nbs/02_data.ipynb #84e00177
 _SEPS = (',', ';', '\t', '|')
 
-def _file_text(source, encoding=None) -> tuple:
-    "(text, where) of a CSV/TSV/ARFF file, optionally gzipped: the bytes decoded as `read_table` does."
+def _file_bytes(source) -> tuple:
+    "(bytes, where, name without .gz) of a file, gunzipped when its name ends in .gz."
     path = Path(source).expanduser()
     if not path.is_file(): raise FileNotFoundError(f"source={str(source)!r}: no such file")
-    b, where = path.read_bytes(), str(path)
-    if path.suffix.lower() == '.gz':
+    b, where, name = path.read_bytes(), str(path), path.name.lower()
+    if name.endswith('.gz'):
         try: b = gzip.decompress(b)
         except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from None
+        name = name[:-3]
+    return b, where, name
+
+def _file_text(source, encoding=None) -> tuple:
+    "(text, where) of a CSV/TSV/ARFF file, optionally gzipped: the bytes decoded as `read_table` does."
+    b, where, _ = _file_bytes(source)
     return _decode_text(b, encoding, where)[0], where
 
 def _header_sep(line: str, names) -> str:
@@ -1042,46 +1143,119 @@ def _header_sep(line: str, names) -> str:
     return max(_SEPS, key=score)
 
 # %% ../nbs/02_data.ipynb #6539cde6
-def _is_arff(text: str, where: str) -> bool:
-    head = text.lstrip()[:2000].lower()
-    return where.lower().endswith(('.arff', '.arff.gz')) or (head.startswith(('@relation', '%')) and '@attribute' in head)
+import re
 
-def _arff_cells(text: str, where: str) -> tuple:
-    "(header, data lines as (line number, fields)) of a dense ARFF file, every value a string."
-    names, rows, in_data = [], [], False
-    for i, line in enumerate(text.splitlines(), 1):
+_LOST = re.compile('[\udc80-\udcff]')   # what `surrogateescape` makes of a byte the encoding cannot decode
+
+def _release_text(b: bytes, encoding: str) -> str:
+    """Text of a file for a release, by the public encoding alone: a leading byte-order mark dropped, and a byte the
+    encoding cannot decode kept as a stand-in (`surrogateescape`), so that only the cell holding it reads as missing.
+    The encoding keeps ASCII as ASCII (checked with the schema), so line breaks, delimiters and quotes are never lost."""
+    if codecs.lookup(encoding).name == 'utf-8' and b.startswith(codecs.BOM_UTF8): b = b[len(codecs.BOM_UTF8):]
+    return b.decode(encoding, errors='surrogateescape')
+
+def _lines(text: str) -> list:
+    "The lines of a text: split at '\\n' alone (a '\\r' before it dropped); the empty piece after a final break is no line."
+    ls = text.split('\n')
+    if ls and ls[-1] == '': ls.pop()
+    return [l[:-1] if l.endswith('\r') else l for l in ls]
+
+# %% ../nbs/02_data.ipynb #22a698cb
+def _scan(line: str, sep: str, quotes: str, row: list, buf):
+    """Fields of one line appended to `row`; `buf` holds an open quoted field carried from the line before (or None).
+    Returns (row, buf) with buf not None when the line ends inside quotes. The rule: spaces before a field are skipped;
+    a field opening with a quote runs to its closing quote (a doubled quote is one quote), then any text up to the
+    delimiter is kept; any other field runs to the delimiter, quotes in it kept as they are. Never fails."""
+    i, n, q = 0, len(line), None if buf is None else buf[0]
+    while True:
+        if buf is None:
+            j = i
+            while j < n and line[j] == ' ': j += 1
+            if j >= n or line[j] not in quotes:
+                s = line.find(sep, i)
+                if s < 0: row.append(line[i:]); return row, None
+                row.append(line[i:s]); i = s + 1; continue
+            q, buf, i = line[j], [line[j]], j + 1
+        e = line.find(q, i)
+        if e < 0: buf.append(line[i:]); return row, buf
+        buf.append(line[i:e])
+        if e + 1 < n and line[e + 1] == q: buf.append(q); i = e + 2; continue
+        s = line.find(sep, e + 1)
+        tail = line[e + 1:] if s < 0 else line[e + 1:s]
+        row.append(''.join(buf[1:]) + tail); buf = None
+        if s < 0: return row, None
+        i = s + 1
+
+def _records(lines, sep: str, quotes: str, multiline: bool = False) -> tuple:
+    """(records as lists of text fields, index of each record's first line): every line is one record; with
+    `multiline`, a line ending inside quotes continues into the next (a line break kept in the field)."""
+    if not any(q in l for l in lines for q in quotes): return [l.split(sep) for l in lines], list(range(len(lines)))
+    quoted = (lambda l: quotes in l) if len(quotes) == 1 else (lambda l: any(q in l for q in quotes))
+    out, first, row, buf, start = [], [], [], None, 0
+    for k, line in enumerate(lines):
+        if buf is None:
+            start = k
+            if not quoted(line): out.append(line.split(sep)); first.append(k); continue
+        else: buf.append('\n')
+        row, buf = _scan(line, sep, quotes, row, buf)
+        if buf is not None and not multiline: row.append(''.join(buf[1:])); buf = None
+        if buf is None: out.append(row); first.append(start); row = []
+    if buf is not None: row.append(''.join(buf[1:])); out.append(row); first.append(start)
+    return out, first
+
+# %% ../nbs/02_data.ipynb #bc1afd87
+def _arff_header(lines, where: str) -> tuple:
+    "(attribute names, index of the first data line) of an ARFF file: the header is public, and read strictly."
+    names = []
+    for k, line in enumerate(lines):
         s = line.strip()
         if not s or s.startswith('%'): continue
-        if in_data: rows.append((i, [v.strip().strip('"').strip("'") for v in next(csv.reader([s], quotechar="'", skipinitialspace=True))]))
-        elif s.lower().startswith('@attribute'): names.append(_arff_attribute(s[len('@attribute'):], where)[0])
-        elif s.lower().startswith('@data'): in_data = True
-    return names, rows
+        low = s.lower()
+        if low.startswith('@relation'): continue
+        if low.startswith('@attribute'): names.append(_arff_attribute(s[len('@attribute'):], where)[0])
+        elif low.startswith('@data'): return names, k + 1
+        else: raise ValueError(f"{where}: unexpected line in the ARFF header: {s[:40]!r}")
+    raise ValueError(f"{where}: no @data line; not an ARFF file (pass format='csv' in the schema for a CSV)")
 
-def _csv_cells(text: str, sep: str) -> tuple:
-    "(header, data lines as (line number, fields)) of CSV text, every value a string; blank lines skipped."
-    rd = csv.reader(io.StringIO(text), delimiter=sep, skipinitialspace=True)
-    header, rows = None, []
-    for r in rd:
-        if not r or all(not v.strip() for v in r): continue
-        if header is None: header = [h.strip() for h in r]
-        else: rows.append((rd.line_num, r))
-    return header or [], rows
+def _trimmed(header: list, schema) -> list:
+    "A header without the empty names a spreadsheet leaves after the last column (their cells are extra fields, dropped)."
+    while header and header[-1] == '' and '' not in schema.columns: header = header[:-1]
+    return header
+
+def _file_cells(source, schema, sep=None, encoding=None) -> tuple:
+    """(header, records, first line of each record (1-based), where, undecodable?) of a file, by public inputs alone:
+    the format from the file name (or the schema's `format`), the text by the schema's encoding, the delimiter from the
+    schema or the header line. Every line after the header is a record (in ARFF, all but blank and '%' lines)."""
+    b, where, name = _file_bytes(source)
+    enc = encoding or schema.encoding
+    text = _release_text(b, enc)
+    lines = _lines(text)
+    fmt = schema.format or ('arff' if name.endswith('.arff') else 'csv')
+    if fmt == 'arff':
+        header, k0 = _arff_header(lines, where)
+        keep = [k for k in range(k0, len(lines)) if lines[k].strip() and not lines[k].lstrip().startswith('%')]
+        recs, first = _records([lines[k] for k in keep], ',', '\'"')
+        first = [keep[f] for f in first]
+    else:
+        k0 = next((k for k, l in enumerate(lines) if l.strip()), None)
+        if k0 is None: raise ValueError(f"{where}: the file is empty")
+        sep = sep or schema.delimiter or _header_sep(lines[k0], set(schema.columns))
+        (header,), _ = _records([lines[k0]], sep, '"')
+        header = _trimmed([h.strip() for h in header], schema)
+        recs, first = _records(lines[k0 + 1:], sep, '"', schema.multiline)
+        first = [f + k0 + 1 for f in first]
+    return header, recs, [f + 1 for f in first], where, _LOST.search(text) is not None
 
 # %% ../nbs/02_data.ipynb #7d824242
 def table_cells(source, # a CSV/TSV/ARFF file path (optionally .gz)
-                schema, # the public `Schema` (its column names choose the delimiter)
-                sep: str | None = None, # CSV delimiter; default: read off the header line
-                encoding: str | None = None, # text encoding; default as in `read_table`
+                schema, # the public `Schema` (its reading options and column names decide how the file is read)
+                sep: str | None = None, # CSV delimiter; default: the schema's, else read off the header line
+                encoding: str | None = None, # text encoding; default: the schema's (UTF-8)
                ) -> tuple:
     "(header, rows, ragged line numbers, where): the file's cells as strings, nothing typed or interpreted."
-    text, where = _file_text(source, encoding)
-    if not text.strip(): raise ValueError(f"{where}: the file is empty")
-    if _is_arff(text, where): header, rows = _arff_cells(text, where)
-    else:
-        first = next(l for l in text.splitlines() if l.strip())
-        header, rows = _csv_cells(text, sep or _header_sep(first, set(schema.columns)))
-    ragged = [i for i, r in rows if len(r) != len(header)]
-    return header, [r for _, r in rows], ragged, where
+    header, recs, first, where, _ = _file_cells(source, schema, sep, encoding)
+    ragged = [i for i, r in zip(first, recs) if len(r) != len(header)]
+    return header, recs, ragged, where
 
 # %% ../nbs/02_data.ipynb #81ae5161
 import math
@@ -1121,7 +1295,7 @@ def _header_vs_schema(header, schema, where: str) -> None:
     "The file's header against the schema (public inputs): every column declared, every declared column present, no duplicates."
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup: raise ValueError(f"{where}: duplicated column names {dup} in the header; rename them")
-    extra = [h for h in header if h not in schema.columns]
+    extra = [h for h in header if h not in schema.columns and h not in (getattr(schema, 'skip', None) or ())]
     if extra: raise ValueError(f"{where}: column {extra[0]!r} is not in the schema; add it to the schema or drop it from the file")
     absent = [c for c in schema.columns if c not in header]
     if absent: raise ValueError(f"schema: column {absent[0]!r} is not in {where}; remove it from the schema or add it to the file")
@@ -1130,13 +1304,22 @@ def _category_map(col) -> dict:
     "Text of each declared category -> the category (the schema's value, e.g. the int 1 for the text '1')."
     return {str(_json_value(c)): c for c in reversed(col.categories)}
 
-def _typed(cells: pd.Series, col, missing) -> pd.Series:
+def _localized(cells: pd.Series, decimal: str = '.', thousands=None) -> pd.Series:
+    """Numeric cells in the public number format written the Python way: the digit-group mark removed, the decimal mark
+    made '.'; with decimal ',' a cell holding a '.' (not the group mark) is not a number. Cell by cell."""
+    if decimal == '.' and thousands is None: return cells
+    s = cells.astype(object).where(cells.notna(), '').astype(str)
+    if thousands is not None: s = s.str.replace(thousands, '', regex=False)
+    if decimal != '.': s = s.where(~s.str.contains('.', regex=False), 'x').str.replace(decimal, '.', regex=False)
+    return s
+
+def _typed(cells: pd.Series, col, missing, decimal: str = '.', thousands=None) -> pd.Series:
     "One column typed by its schema entry alone: numbers as float64 (non-numbers -> NaN), categories as declared (unknown -> None)."
-    if col.kind != 'categorical': return pd.Series(_column_numbers(cells, missing), index=cells.index)
+    if col.kind != 'categorical':
+        return pd.Series(_column_numbers(_localized(cells, decimal, thousands), missing), index=cells.index)
     s = cells.astype(object).where(cells.notna(), '').astype(str).str.strip()
     s = s.where(~s.isin(list(missing)))
     return pd.Series(s.map(_category_map(col)).to_numpy(dtype=object), index=s.index, dtype=object).where(lambda v: v.notna(), None)
-
 
 # %% ../nbs/02_data.ipynb #26f1f203
 def _as_schema(schema) -> Schema:
@@ -1146,31 +1329,49 @@ def _as_schema(schema) -> Schema:
     return Schema.from_json(schema)
 
 # %% ../nbs/02_data.ipynb #5f6d0be7
+def _cells_frame(header, recs, lost: bool, text: bool = True) -> pd.DataFrame:
+    """The records as a frame of text cells, one row per record: extra fields dropped, an absent field empty, and with
+    `clean` a cell holding a byte the encoding could not decode empty too (both read as missing). Never fails."""
+    k = len(header)
+    if any(len(r) != k for r in recs): recs = [r[:k] + [''] * (k - len(r)) for r in recs]
+    df = pd.DataFrame(recs, columns=range(k), dtype=object) if recs else pd.DataFrame(columns=range(k), dtype=object)
+    if lost:
+        for j in range(k):
+            bad = df[j].map(lambda v: _LOST.search(v) is not None).astype(bool)
+            if bad.any(): df.loc[bad, j] = ''
+    if text: df = df.astype(str)
+    df.columns = header
+    return df
+
+def _typed_frame(raw: pd.DataFrame, schema, missing) -> pd.DataFrame:
+    "Every column typed by the schema alone, with the schema's number format (the columns it skips left out)."
+    return pd.DataFrame({h: _typed(raw[h], schema.columns[h], missing, schema.decimal, schema.thousands)
+                         for h in raw.columns if h in schema.columns}, index=raw.index)
+
 def read_by_schema(source, # a CSV/TSV/ARFF file path (optionally .gz)
                    schema, # the public `Schema` (or its dict / JSON path): it alone decides every column's type
                    missing=None, # cell values read as missing; default ('?', '', 'NA')
-                   sep: str | None = None, # CSV delimiter; default: read off the header line
-                   encoding: str | None = None, # text encoding; default as in `read_table`
+                   sep: str | None = None, # CSV delimiter; default: the schema's, else read off the header line
+                   encoding: str | None = None, # text encoding; default: the schema's (UTF-8)
                   ) -> pd.DataFrame:
-    """A table typed by the schema alone, for a release: numeric and integer columns as float64 (a cell that is not a
-    number reads as missing; 'inf' stays infinite), categorical columns as object holding the schema's own values
-    (an unknown category reads as missing). The file's column order is kept. Errors are about the file's structure and
-    the public schema only: they never name a cell's value or count rows."""
+    """A table typed by the schema alone, for a release: one row per record, whatever the record holds. Numeric and
+    integer columns are float64 (a cell that is not a number in the schema's format reads as missing; 'inf' stays
+    infinite), categorical columns are object holding the schema's own values (an unknown category reads as missing).
+    A cell the encoding cannot decode reads as missing; a record with extra fields loses them, one with too few has
+    missing cells. Errors are about the public inputs only (the file name, the header, the schema): never a cell."""
     schema = schema if isinstance(schema, Schema) else _as_schema(schema)
     missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
-    header, rows, ragged, where = table_cells(source, schema, sep, encoding)
+    header, recs, _, where, lost = _file_cells(source, schema, sep, encoding)
     _header_vs_schema(header, schema, where)
-    if ragged: raise ValueError(f"{where}: the file is not a rectangular table (some lines have more or fewer fields "
-                                "than the header); `dpnotes check` shows where (not private)")
-    if not rows: raise ValueError(f"{where}: the table is empty (a header and no rows)")
-    raw = pd.DataFrame(rows, columns=header, dtype=object).astype(str)
-    return pd.DataFrame({h: _typed(raw[h], schema.columns[h], missing) for h in header})
+    if not recs: raise ValueError(f"{where}: the table is empty (a header and no rows)")
+    return _typed_frame(_cells_frame(header, recs, lost), schema, missing)
 
 # %% ../nbs/02_data.ipynb #38ada0a5
 def _examples(values, k: int = 5) -> str:
     "Up to k distinct values with their counts, most frequent first (for the curator's eyes only)."
     vc = pd.Series(values, dtype=object).astype(str).value_counts()
-    return ', '.join(f'{v!r} x{c}' for v, c in vc.head(k).items()) + (' …' if len(vc) > k else '')
+    cut = lambda v: v if len(v) <= 40 else v[:40] + f'… ({len(v)} characters)'
+    return ', '.join(f'{cut(v)!r} x{c}' for v, c in vc.head(k).items()) + (' …' if len(vc) > k else '')
 
 def _numeric_findings(name, cells, col, missing) -> list:
     "(column, finding, cells, examples, rule) rows of one numeric or integer column."
@@ -1200,63 +1401,130 @@ def _category_findings(name, cells, col, missing, label=False) -> list:
 CHECK_WARNING = ("NOT PRIVATE: this check reads the real rows and shows values, counts and line numbers from them. "
                  "It is for the data curator only: never publish it or attach it to a release.")
 
+def _shown(v: str) -> str:
+    "A cell with undecodable bytes, for the curator's eyes: those bytes as \\x escapes."
+    return _LOST.sub(lambda m: f'\\x{ord(m.group()) - 0xdc00:02x}', v)
+
+def _lines_list(lines) -> str:
+    return ', '.join(map(str, lines[:10])) + (' …' if len(lines) > 10 else '')
+
 def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
                 schema, # the public `Schema` (or its dict / JSON path)
                 missing=None, # cell values read as missing; default ('?', '', 'NA')
-                sep: str | None = None, # CSV delimiter; default: read off the header line
-                encoding: str | None = None, # text encoding; default as in `read_table`
+                sep: str | None = None, # CSV delimiter; default: the schema's, else read off the header line
+                encoding: str | None = None, # text encoding; default: the schema's (UTF-8)
                ) -> pd.DataFrame:
     """What in a file falls outside its schema, column by column (NOT private: values, counts and line numbers of the
     real rows). One row per finding with a count > 0: column, finding, cells, examples, and what a release does with them."""
     schema = _as_schema(schema)
     missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
-    header, rows, ragged, where = table_cells(source, schema, sep, encoding)
-    out = []
-    if ragged: out.append(('(file)', f'lines with other than {len(header)} fields', len(ragged),
-                           ', '.join(map(str, ragged[:10])) + (' …' if len(ragged) > 10 else ''), 'release refuses the file'))
+    header, recs, first, where, lost = _file_cells(source, schema, sep, encoding)
+    k, out = len(header), []
+    more = [f for f, r in zip(first, recs) if len(r) > k and ''.join(r[k:]).strip()]   # not a spreadsheet's empty tail
+    fewer = [f for f, r in zip(first, recs) if len(r) < k]
+    blank = [f for f, r in zip(first, recs) if not ''.join(r).strip()]
+    if more: out.append(('(file)', f'lines with more than {k} fields', len(more), _lines_list(more), 'extra fields dropped'))
+    if fewer: out.append(('(file)', f'lines with fewer than {k} fields', len(fewer), _lines_list(fewer), 'absent fields read as missing'))
+    if blank: out.append(('(file)', 'records with every cell blank', len(blank), _lines_list(blank), 'a row of missing cells'))
     for h in header:
-        if h not in schema.columns: out.append((h, 'column not in the schema', 1, '', 'release refuses the file'))
+        if h not in schema.columns and h not in schema.skip:
+            out.append((h, 'column not in the schema', 1, '', 'release refuses the file'))
     for c in schema.columns:
         if c not in header: out.append((c, 'schema column not in the file', 1, '', 'release refuses the file'))
-    good = [r for r in rows if len(r) == len(header)]
-    raw = pd.DataFrame(good, columns=header, dtype=object).astype(str)
-    for h in dict.fromkeys(header):
-        if h not in schema.columns: continue
-        col, cells = schema.columns[h], raw[h] if raw[h].ndim == 1 else raw[h].iloc[:, 0]
+    raw = _cells_frame(header, recs, False, text=False)
+    enc = encoding or schema.encoding
+    for j, h in enumerate(header):
+        if h not in schema.columns or h in header[:j]: continue
+        col, cells = schema.columns[h], raw.iloc[:, j].fillna('').astype(object)
+        bad = cells.map(lambda v: lost and _LOST.search(v) is not None).astype(bool)
+        if bad.any():
+            out.append((h, f'not decodable as {enc}', int(bad.sum()), _examples(cells[bad].map(_shown)), 'read as missing'))
+            cells = cells.where(~bad, '')
+        cells = cells.astype(str)
         if col.kind == 'categorical': out += _category_findings(h, cells, col, missing, label=h == schema.label)
-        else: out += _numeric_findings(h, cells, col, missing)
+        else: out += _numeric_findings(h, _localized(cells, schema.decimal, schema.thousands), col, missing)
     t = pd.DataFrame(out, columns=['column', 'finding', 'cells', 'examples', 'in a release'])
     return t[t['cells'] > 0].reset_index(drop=True)
 
 # %% ../nbs/02_data.ipynb #3c7d0d22
 def _typed_part(part: pd.DataFrame, schema, missing=DEFAULT_MISSING) -> pd.DataFrame:
     "One partition of text cells typed by the schema alone (the rule of `read_by_schema`, row by row)."
-    return pd.DataFrame({h: _typed(part[h], schema.columns[h], missing) for h in part.columns}, index=part.index)
+    return _typed_frame(part, schema, missing)
 
+def _csv_layout(path: str, schema, rows: int, chunk: int = 1 << 24) -> tuple:
+    """(header, byte offsets of the partitions' first records and the file's end, records) of a CSV file: the header
+    is its first non-blank line; every line after it is a record, and a partition holds `rows` records (the last one
+    fewer), so the layout depends on the number of records alone, never on how long a record is."""
+    with _open_bytes(path) as f:
+        pos = 0
+        while True:
+            line = f.readline()
+            if not line: raise ValueError(f"{path}: the file is empty")
+            pos += len(line)
+            if line.strip(): break
+        text = _release_text(line, schema.encoding).rstrip('\n').rstrip('\r')
+        start, breaks, cuts, last = pos, 0, [pos], b'\n'
+        while (b := f.read(chunk)):
+            nl = np.flatnonzero(np.frombuffer(b, dtype=np.uint8) == 10)
+            k = breaks + 1 + np.arange(len(nl))                # the k-th break after the header starts record k
+            cuts += (pos + nl[k % rows == 0] + 1).tolist()
+            breaks += len(nl); pos += len(b); last = b[-1:]
+    size = pos
+    n = breaks + (1 if size > start and last != b'\n' else 0)
+    cuts = [c for c in cuts if c < size][: (n + rows - 1) // rows] + [size]
+    sep = schema.delimiter or _header_sep(text, set(schema.columns))
+    (header,), _ = _records([text], sep, '"')
+    return _trimmed([h.strip() for h in header], schema), sep, cuts, n
+
+def _open_bytes(path: str):
+    "The file's bytes, gunzipped when its name ends in .gz (a forward seek then decompresses up to the offset)."
+    return gzip.open(path, 'rb') if path.lower().endswith('.gz') else open(path, 'rb')
+
+def _csv_part(path: str, a: int, b: int, sep: str, header: list, schema, first: int, order: list) -> pd.DataFrame:
+    "The records between byte offsets a and b of a CSV file as text cells, one row per record (the rule of `read_by_schema`)."
+    with _open_bytes(path) as f: f.seek(a); data = f.read(b - a)
+    text = data.decode(schema.encoding, errors='surrogateescape')
+    recs, _ = _records(_lines(text), sep, '"')
+    raw = _cells_frame(header, recs, _LOST.search(text) is not None)
+    raw.index = pd.RangeIndex(first, first + len(raw))
+    return raw[order]
+
+# %% ../nbs/02_data.ipynb #6cf9f6f7
 def read_by_schema_dask(source, # a CSV or Parquet path, or a glob of them (e.g. 'parts/*.csv')
                         schema, # the public `Schema` (or its dict / JSON path)
-                        blocksize: str = '64MB', # CSV bytes per partition
+                        blocksize=None, # ignored (kept for old callers): partitions are counted in records
+                        partition_rows: int = 200_000, # records per partition (a public option)
                        ):
-    "A Dask DataFrame typed by the schema alone, for a table larger than memory: the header (or Parquet columns) checked against the schema, every partition typed by the rule of `read_by_schema`."
+    """A Dask DataFrame typed by the schema alone, for a table larger than memory, by the rule of `read_by_schema`:
+    every line after a CSV's header is one row. A partition holds `partition_rows` records of one file (the last
+    fewer), so the layout depends on the number of records alone, never on their bytes."""
     import glob as _glob
-    import dask.dataframe as dd
+    import dask, dask.dataframe as dd
     schema = _as_schema(schema)
     paths = sorted(_glob.glob(str(source))) if any(ch in str(source) for ch in '*?[') else [str(source)]
     if not paths or not all(Path(p).is_file() for p in paths): raise FileNotFoundError(f"source={str(source)!r}: no such file")
+    if isinstance(partition_rows, bool) or not isinstance(partition_rows, (int, np.integer)) or partition_rows < 1:
+        raise ValueError(f"partition_rows must be an integer >= 1, got {partition_rows!r}")
     if all(p.lower().endswith(('.parquet', '.pq')) for p in paths):
         ddf = dd.read_parquet(paths)
         header = [str(c) for c in ddf.columns]
         _header_vs_schema(header, schema, paths[0])
-        ddf = ddf.astype(str)
-    else:
-        with open(paths[0], encoding='utf-8', errors='replace') as f: first = f.readline().lstrip('\ufeff')
-        sep = _header_sep(first, set(schema.columns))
-        header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
-        _header_vs_schema(header, schema, paths[0])
-        ddf = dd.read_csv(paths, sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True, blocksize=blocksize)
-        ddf.columns = header
-    meta = _typed_part(pd.DataFrame({h: pd.Series([], dtype=object) for h in header}), schema)
-    return ddf.map_partitions(_typed_part, schema, meta=meta)
+        return ddf.astype(str).map_partitions(_typed_part, schema, meta=_typed_part(ddf._meta.astype(str), schema))
+    bad = [p for p in paths if p.lower().endswith(('.arff', '.arff.gz', '.parquet', '.pq'))]
+    if bad or schema.format == 'arff': raise ValueError(f"{(bad or paths)[0]}: on Dask, plain CSV files (or Parquet) only")
+    if schema.multiline: raise ValueError("schema: multiline=true is not read on Dask (a record must be one line)")
+    parts, first, order = [], 0, None
+    for p in paths:
+        header, sep, cuts, n = _csv_layout(p, schema, partition_rows)
+        _header_vs_schema(header, schema, p)
+        order = order or [h for h in header if h in schema.columns]
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            parts.append(dask.delayed(_csv_part)(p, a, b, sep, header, schema, first, order)); first += partition_rows
+        first += n - partition_rows * (len(cuts) - 1)
+    if not parts: raise ValueError(f"{paths[0]}: the table is empty (a header and no rows)")
+    text = pd.DataFrame({h: pd.Series([], dtype=str) for h in order})
+    meta = _typed_part(pd.DataFrame({h: pd.Series([], dtype=object) for h in order}), schema)
+    return dd.from_delayed(parts, meta=text, verify_meta=False).map_partitions(_typed_part, schema, meta=meta)
 
 # %% ../nbs/02_data.ipynb #6ec7b1d5
 import numbers

@@ -48,7 +48,7 @@ def _schema_variant(tmp_path, schema, name, change):
 def bad_cases(csv, sj, schema, d):
     "(arguments, a word the one-line message must contain) for each bad input."
     out = d / 'out.csv'
-    base = ['release', csv, '-o', out, '--schema', sj, '--seed', 0, '--no-report']
+    base = ['release', csv, '-o', out, '--schema', sj, '--seed', 0]
     empty = d / 'empty.csv'; empty.write_text('age,income,sex,city,y\n')
     blank = d / 'blank.csv'; blank.write_text('')
     notjson = d / 'bad.json'; notjson.write_text('{"columns": ')
@@ -125,9 +125,9 @@ def test_schema_drafts_and_flags(table, capsys):
     assert all(c.get('drafted') for c in s['columns'].values()) and 'NOT private' in s['note'] or 'not private' in s['note']
     assert digest(csv) == before
     # a drafted schema is refused by release, unless explicitly allowed (teaching only)
-    code, _, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', d / 'draft.json', '--no-report')
+    code, _, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', d / 'draft.json')
     assert code == 2 and 'drafted' in err
-    code, out, _ = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', d / 'draft.json', '--no-report',
+    code, out, _ = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', d / 'draft.json',
                        '--allow-drafted', '-m', 'ron-gauss', '--seed', 1)
     assert code == 0 and (d / 'o.csv').exists()
 
@@ -313,7 +313,7 @@ def test_check_lists_what_falls_outside_and_says_not_private(table, capsys):
     assert code == 0 and 'NOT PRIVATE' in out
     rag = d / 'rag.csv'; rag.write_text(csv.read_text() + '1,2\n')
     code, out, err = run(capsys, 'check', rag, '--schema', sj)
-    assert code == 1 and 'lines with other than 5 fields' in out and str(len(csv.read_text().splitlines()) + 1) in out
+    assert code == 1 and 'lines with fewer than 5 fields' in out and str(len(csv.read_text().splitlines()) + 1) in out
     code, out, err = run(capsys, 'check', d / 'none.csv', '--schema', sj)
     assert code == 2 and 'not found' in err
 
@@ -387,10 +387,9 @@ def test_messages_name_the_fix(table, capsys):
     ynum = _schema_variant(d, schema, 'ynum.json', lambda s: s['columns'].update(y={'kind': 'numeric', 'lower': 0, 'upper': 1}))
     code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', ynum)
     assert code == 2 and 'classes=' not in err and '"kind": "categorical"' in err and '"categories"' in err
-    rag = d / 'rag.csv'; rag.write_text(csv.read_text() + '1,2\n')
-    code, out, err = run(capsys, 'release', rag, '-o', d / 'o.csv', '-e', 1, '--schema', sj)
-    assert code == 2 and 'not a rectangular table' in err and 'categor' not in err
-    assert not any(ch.isdigit() for ch in err.replace(str(rag), ''))      # no line number, no count on the release path
+    rag = d / 'rag.csv'; rag.write_text(csv.read_text() + '1,2\n')     # a short record is a row with missing cells (#36)
+    code, out, err = run(capsys, 'release', rag, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+    assert code == 0 and 'error' not in err and len(pd.read_csv(d / 'o.csv')) == len(pd.read_csv(csv)) + 1
     code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1e-300, '--schema', sj)
     assert code == 2 and '1e-300' in err and '0.0' not in err
     dup = d / 'dup.csv'; dup.write_text('age,age,sex,city,y\n30,31,F,A,no\n')
@@ -486,3 +485,43 @@ def test_no_warning_escapes_while_the_rows_are_touched(table, capsys, monkeypatc
         warnings.simplefilter('always')
         code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
     assert code == 0 and '1234' not in out + err and not [w for w in seen if '1234' in str(w.message)]
+
+
+# --- issue #36: drafting real files, and a drafted release marked NOT PRIVATE everywhere ------------------------------
+
+def test_schema_help_lists_the_column_kinds(capsys):
+    code, out, err = run(capsys, 'schema', '--help')
+    assert code == 0 and all(k in out for k in ('numeric', 'integer', 'categorical'))
+
+
+def test_schema_flags_identifiers_and_dates_and_a_decimal_comma(tmp_path, capsys):
+    import codecs
+    rows = ['id;seen;height;pay;y'] + [f'{i + 1};{1 + i % 28:02d}/03/2024;"1,{60 + i}";"{1 + i % 3}.{100 + i:03d},50";{"ab"[i % 2]}'
+                                        for i in range(20)]
+    f = tmp_path / 'export.csv'; f.write_bytes(codecs.BOM_UTF8 + '\r\n'.join(rows).encode() + b'\r\n')
+    code, out, err = run(capsys, 'schema', f, '-o', tmp_path / 's.json', '--label', 'y')
+    assert code == 0, err
+    s = json.loads((tmp_path / 's.json').read_text(encoding='utf-8'))
+    assert s['skip'] == ['id', 'seen'] and set(s['columns']) == {'height', 'pay', 'y'}
+    assert (s['delimiter'], s['decimal'], s['thousands']) == (';', ',', '.') and s['columns']['pay']['upper'] == 3117.5
+    assert "'id': looks like an identifier" in out and "'seen': looks like a date" in out
+
+
+def test_drafted_release_is_marked_not_private(table, capsys):
+    csv, sj, schema, d = table
+    run(capsys, 'schema', csv, '-o', d / 'draft.json', '--label', 'y')
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', d / 'draft.json', '--allow-drafted', '--seed', 0)
+    side = d / 'o.csv.NOT-PRIVATE.txt'
+    assert code == 0 and out.startswith('NOT PRIVATE') and '— NOT PRIVATE' in out.splitlines()[1]
+    assert side.read_text().startswith('NOT PRIVATE') and 'drafted' in side.read_text()
+    assert pd.read_csv(d / 'o.csv').shape == pd.read_csv(csv).shape           # the CSV stays a plain CSV
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
+    assert code == 0 and 'NOT PRIVATE' not in out and not side.exists()         # a stale mark is removed
+
+
+def test_partition_rows_only_with_dask(table, capsys):
+    csv, sj, schema, d = table
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--partition-rows', 8)
+    assert code == 2 and '--partition-rows' in err
+    code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--dask', '--partition-rows', 8, '--seed', 0, '-m', 'dprp')
+    assert code == 0 and '10/10 partitions' in err and len(pd.read_csv(d / 'o.csv')) == 80
