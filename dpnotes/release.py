@@ -43,7 +43,7 @@ class Release:
 
     def __repr__(self):
         e, d = self.spent
-        tag = '' if self.private else ' — NOT DP (paper-faithful variant)'
+        tag = '' if self.private else ' — NOT PRIVATE (paper-faithful variant, or schema fields drafted from the data)'
         units = 'original units' if self.original_units else "the method's own coordinates (not the input's units)"
         rows = f"a Dask DataFrame of {self.data.npartitions} partitions" if is_dask(self.data) else f"{len(self.data)} rows"
         return (f"Release({self.method!r}: {rows} x {len(self.data.columns)} columns in {units}; "
@@ -101,7 +101,8 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
     w = None if is_dask(data) else size_warning(method, est.n_, len(est.codec_.order), epsilon, est.delta_, **params)
     if w: warnings.warn(w[len('warning: '):], SizeWarning, stacklevel=2)   # public inputs only: the same for neighbours
     out = est.sample(n)
-    return Release(out, est.ledger_.copy(), _public_table(est, n), method, float(epsilon), est.delta_, cls.private,
+    private = cls.private and not drafted_fields(est.codec_.schema)    # a drafted schema is read from the data
+    return Release(out, est.ledger_.copy(), _public_table(est, n), method, float(epsilon), est.delta_, private,
                    cls.original_units, _scrub(est))
 
 # %% ../nbs/60_release.ipynb #b30febe3

@@ -454,6 +454,7 @@ def test_dry_run_reads_no_data(table, capsys, monkeypatch):
 
 def test_release_on_dask_from_a_glob(table, capsys):
     "--dask: a glob of CSV parts read by the schema on Dask, released, and written partition by partition into one file."
+    pytest.importorskip('dask', reason='--dask needs the optional extra: pip install "dpnotes[dask]"')
     csv, sj, schema, d = table
     real = pd.read_csv(csv)
     (d / 'parts').mkdir()
