@@ -19,6 +19,7 @@ __all__ = ['ATOMS', 'SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 
            'state_codes', 'project_simplex', 'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule',
            'to_correlation', 'auto_bins', 'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups',
            'tree_estimate', 'CopulaGauss', 'atom_threshold', 'atom_count', 'atoms_possible', 'drop_weak_atoms',
+           'check_missing', 'declared_complete', 'missing_count', 'missing_threshold', 'drop_weak_missing',
            'denoise_means']
 
 # %% ../nbs/26_copula.ipynb #af85a370
@@ -220,7 +221,8 @@ class CopulaGauss:
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
                  scale_share:float=0.1,      # share of ρ for the scale ranges of the binned columns (`_scale_ranges`; 0: none)
-                 complete=(),                # columns declared (publicly) to have no missing cells: no missing state
+                 complete=(),                # columns declared (publicly) to have no missing cells: no missing state (also a spec's 'missing': False)
+                 missing='threshold',        # 'threshold': a missing state keeps its mass only above `missing_threshold`; True: always kept
                  atoms='threshold',          # binned columns also get states exactly on their bounds (public), kept only above `atom_threshold`; 'merge': a weak atom's mass goes to its neighbouring bin; True: always kept; False: none
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler ('safe': the float-safe discrete Gaussian)
@@ -229,7 +231,7 @@ class CopulaGauss:
         self.split, self.bins, self.max_states, self.clip_factor, self.shrink = split, bins, max_states, clip_factor, shrink
         self.range_share, self.range_tail, self.rng, self.sampler, self.complete = range_share, range_tail, rng, sampler, complete
         self.coarse, self.coarse_share, self.scale_share, self.sums_share = coarse, coarse_share, scale_share, sums_share
-        self.mean_shrink, self.atoms = mean_shrink, atoms
+        self.mean_shrink, self.atoms, self.missing = mean_shrink, atoms, missing
 
 # %% ../nbs/26_copula.ipynb #c5bbfd13
 _SIGMA_MAX = 2.0 ** 52       # a noise scale above this leaves float64 no resolution: every released value is noise
@@ -260,7 +262,7 @@ def _validate(self:CopulaGauss, df):
     if not 0 <= self.scale_share < 1: raise ValueError(f"scale_share must lie in [0, 1), got {self.scale_share}")
     if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
     if self.max_states != 'auto': check_int(self.max_states, 'max_states')
-    check_atoms(self.atoms)
+    check_atoms(self.atoms); check_missing(self.missing)
     if self.clip_factor != 'auto': check_positive(self.clip_factor, 'clip_factor')
     if not 0 < self.sums_share < 1: raise ValueError(f"sums_share must lie in (0, 1), got {self.sums_share}")
     _check_shares(self)
@@ -328,8 +330,8 @@ def _scale_ranges(self:CopulaGauss, df, names, rho_r:float, rng) -> dict:
 # %% ../nbs/26_copula.ipynb #d18fbd02
 @patch
 def _states(self:CopulaGauss, names, edges:dict, rho_h:float) -> dict:
-    "Public states of every column (the label without a missing state); thresholded atoms only where one could be kept (`atoms_possible`)."
-    no_missing = set(self.complete) | {self.label}
+    "Public states of every column (the label and the columns declared complete without a missing state); thresholded atoms only where one could be kept (`atoms_possible`)."
+    no_missing = set(self.complete) | {self.label} | declared_complete(self.columns)
     make = lambda at: {c: column_states(self.columns[c], self.bins_, self.max_states_, missing=c not in no_missing,
                                         edges=edges.get(c), atoms=at) for c in names}
     st = make(self.atoms)
@@ -378,10 +380,35 @@ def drop_weak_atoms(p, noisy, st:dict, tau:float, merge:bool=False) -> np.ndarra
     return p / p.sum() if p.sum() > 0 else p
 
 
+# %% ../nbs/26_copula.ipynb #mi000001
+def check_missing(value, name:str='missing'):
+    "`value` if it is a valid `missing` setting ('threshold' or True); else a ValueError naming the parameter."
+    if value is True or (isinstance(value, str) and value == 'threshold'): return value
+    raise ValueError(f"{name} must be 'threshold' or True, got {value!r}")
+
+def declared_complete(columns:dict) -> set:
+    "Names of the columns whose public spec declares no missing cell (`'missing': False`)."
+    return {c for c, s in columns.items() if isinstance(s, dict) and s.get('missing') is False}
+
+def missing_count(states:dict) -> int:
+    "m: the number of columns of `states` with a missing state (public), the m of `missing_threshold`."
+    return sum(int(s['missing']) for s in states.values())
+
+def missing_threshold(sigma:float, m:int) -> float:
+    "τ = σ√(2 ln m): the noisy count a missing state must exceed to keep its mass (as `atom_threshold`)."
+    return atom_threshold(sigma, m)
+
+def drop_weak_missing(p, noisy, st:dict, tau:float) -> np.ndarray:
+    "Released probabilities `p` of one column with its missing state emptied when its noisy count is at most `tau`, the rest renormalised (post-processing)."
+    p = np.asarray(p, float).copy()
+    if not st['missing'] or noisy[0] > tau or p[0] >= 1: return p
+    p[0] = 0.0
+    return p / p.sum()
+
 # %% ../nbs/26_copula.ipynb #46e68442
 @patch
 def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
-    "Stage 1: ρ_h/d per column; one-level columns in one mechanism, two-level ones in a fine and a coarse one; projected onto the simplex of total n."
+    "Stage 1: ρ_h/d per column; one-level columns in one mechanism, two-level ones in a fine and a coarse one; projected onto the simplex of total n; weak missing states and atoms emptied (post-processing)."
     names, grp, a = list(codes), self.groups_, self.coarse_share; d = len(names)
     fine = {c: np.bincount(codes[c], minlength=n_states(self.states_[c])).astype(float) for c in names}
     s1, sf, sc = math.sqrt(d / rho_h), math.sqrt(d / ((1 - a) * rho_h)), math.sqrt(d / (a * rho_h))
@@ -391,9 +418,12 @@ def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
     out.update({c: tree_estimate(nf[c], nc[c], grp[c], sf, sc) for c in grp})
     self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
     probs = {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
-    m = atom_count(self.states_)                                           # atom states of the release (public)
+    m, mm = atom_count(self.states_), missing_count(self.states_)          # atom and missing states (public)
+    sig = lambda c: sf if c in grp else s1
+    if self.missing == 'threshold' and mm:
+        probs = {c: drop_weak_missing(probs[c], out[c], self.states_[c], missing_threshold(sig(c), mm)) for c in names}
     if self.atoms not in ATOMS or m == 0: return probs        # none to threshold (e.g. no binned column)
-    return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sf if c in grp else s1, m), merge=self.atoms == 'merge')
+    return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sig(c), m), merge=self.atoms == 'merge')
             for c in names}
 
 

@@ -28,7 +28,8 @@ from .data import Dataset, data_available, list_datasets, load_dataset
 from .privacy import as_matrix, as_rng, check_int
 
 # %% auto #0
-__all__ = ['MODELS', 'AVERAGES', 'REPORT_TITLE', 'HOLDOUT_NOTE', 'make_model', 'snap_labels', 'auprc', 'tstr', 'real_reference',
+__all__ = ['MODELS', 'AVERAGES', 'REPORT_SEED', 'CHUNK_ROWS', 'PLOT_ROWS', 'MODEL_ROWS', 'REPORT_TITLE', 'MAX_LEVELS',
+           'LABEL_CHARS', 'HOLDOUT_NOTE', 'make_model', 'snap_labels', 'auprc', 'tstr', 'real_reference',
            'train_test_split_df', 'reference_table', 'repeated_reference', 'marginal_tvd', 'svm_misclassification',
            'svm_agreement_rate', 'fidelity_codes', 'tvd_1way', 'tvd_2way', 'table_fidelity', 'marginal_distances',
            'correlation_difference', 'UtilityReport', 'report']
@@ -405,38 +406,76 @@ def _check_tables(real, released, label):
                          "same columns and units (a release in a method's own coordinates cannot be compared this way)")
     if label is not None and label not in real.columns: raise ValueError(f"label: column {label!r} is not in the tables")
 
-# %% ../nbs/03_evaluate.ipynb #r0300002
-def marginal_distances(real: pd.DataFrame, released: pd.DataFrame, bins: int = 10) -> pd.DataFrame:
-    "Per column: total variation distance between the real and released marginals (numbers on `bins` quantile bins of the real column, other columns by value)."
-    _check_tables(real, released, None)
-    bins = check_int(bins, 'bins', minimum=2)
-    rows = []
+# %% ../nbs/03_evaluate.ipynb #r3800001
+REPORT_SEED = 0           # the report's split and model seed when rng=None: an evaluation seed (the report is NOT private)
+CHUNK_ROWS = 100_000      # rows per chunk of the exact per-column statistics
+PLOT_ROWS = 20_000        # rows of each table the figure is drawn from (a seeded sample; the statistics use every row)
+MODEL_ROWS = 100_000      # rows of each table the classifiers are trained and scored on (a seeded sample above it)
+
+def _level(v):
+    "A category's key: None for missing, an integral float as its integer (1.0 and 1 are one level), else its text."
+    if v is None or (not isinstance(v, str) and pd.isna(v)): return None
+    if isinstance(v, np.generic): v = v.item()
+    if isinstance(v, float) and v.is_integer(): v = int(v)
+    return str(v)
+
+def _level_counts(s: pd.Series, chunk: int = CHUNK_ROWS) -> pd.Series:
+    "Counts of the non-missing levels (`_level`) of `s`, read `chunk` rows at a time: exact, in bounded memory."
+    tot = pd.Series(dtype=float)
+    for i in range(0, len(s), chunk):
+        vc = s.iloc[i:i + chunk].value_counts(dropna=True)             # by raw value first: one key per distinct value
+        keys = pd.Series([_level(v) for v in vc.index], dtype=object)
+        tot = tot.add(pd.Series(vc.to_numpy(), index=keys.to_numpy()).groupby(level=0).sum(), fill_value=0)
+    return tot
+
+def _kinds(real: pd.DataFrame, released: pd.DataFrame, schema=None, bins: int = 10) -> dict:
+    "Kind of each column: from the schema when given ('numeric', 'integer', 'categorical'), else guessed from the real column (many numbers: 'numeric')."
+    cols = {} if schema is None else _fidelity_columns(schema)
+    out = {}
     for c in real.columns:
-        a, b = real[c].dropna(), released[c].dropna()
-        numeric = pd.api.types.is_numeric_dtype(a) and not pd.api.types.is_bool_dtype(a) and a.nunique() > bins
-        if numeric and pd.api.types.is_numeric_dtype(b):
-            cuts = np.unique(np.quantile(a.to_numpy(float), np.arange(1, bins) / bins))
-            ca, cb = np.searchsorted(cuts, a.to_numpy(float), 'right'), np.searchsorted(cuts, b.to_numpy(float), 'right')
-            p, q = np.bincount(ca, minlength=len(cuts) + 1) / max(len(a), 1), np.bincount(cb, minlength=len(cuts) + 1) / max(len(b), 1)
-            kind = 'numeric'
+        if c in cols: out[c] = cols[c]['kind']; continue
+        a = real[c].dropna()
+        num = pd.api.types.is_numeric_dtype(a) and not pd.api.types.is_bool_dtype(a) and a.nunique() > bins
+        out[c] = 'numeric' if num and pd.api.types.is_numeric_dtype(released[c]) else 'categorical'
+    return out
+
+# %% ../nbs/03_evaluate.ipynb #r0300002
+def marginal_distances(real: pd.DataFrame, released: pd.DataFrame, bins: int = 10, schema=None,
+                       chunk: int = CHUNK_ROWS) -> pd.DataFrame:
+    """Per column: its kind, the total variation distance between the real and released marginals of the non-missing cells
+    (numbers on `bins` quantile bins of the real column, categories by level, 1.0 and 1 one level), and both missing rates.
+    `schema`: the kinds come from it (not guessed); statistics exact, categories counted `chunk` rows at a time."""
+    _check_tables(real, released, None)
+    bins, chunk = check_int(bins, 'bins', minimum=2), check_int(chunk, 'chunk')
+    kinds, rows = _kinds(real, released, schema, bins), []
+    for c in real.columns:
+        if kinds[c] == 'categorical':
+            ca, cb = _level_counts(real[c], chunk), _level_counts(released[c], chunk)
+            lv = ca.index.union(cb.index)
+            p, q = (v.reindex(lv, fill_value=0).to_numpy() / max(v.sum(), 1) for v in (ca, cb))
         else:
-            sa, sb = a.astype(str), b.astype(str)
-            lv = sorted(set(sa) | set(sb))
-            p = sa.value_counts().reindex(lv, fill_value=0).to_numpy() / max(len(sa), 1)
-            q = sb.value_counts().reindex(lv, fill_value=0).to_numpy() / max(len(sb), 1)
-            kind = 'categorical'
-        rows.append(dict(column=c, kind=kind, tvd=float(0.5 * np.abs(p - q).sum())))
+            x, y = (pd.to_numeric(t[c], errors='coerce').to_numpy(dtype=float) for t in (real, released))
+            x, y = x[~np.isnan(x)], y[~np.isnan(y)]
+            cuts = np.unique(np.quantile(x, np.arange(1, bins) / bins)) if len(x) else np.zeros(0)
+            p, q = (np.bincount(np.searchsorted(cuts, v, 'right'), minlength=len(cuts) + 1) / max(len(v), 1) for v in (x, y))
+        rows.append(dict(column=c, kind=kinds[c], tvd=float(0.5 * np.abs(p - q).sum()),
+                         missing_real=float(real[c].isna().mean()), missing_released=float(released[c].isna().mean())))
     return pd.DataFrame(rows)
 
 # %% ../nbs/03_evaluate.ipynb #r0300004
-def correlation_difference(real: pd.DataFrame, released: pd.DataFrame, label=None) -> tuple:
-    "(C_real, C_released, mean |difference| off the diagonal): Pearson correlations of the numeric columns (the label included when numeric)."
+def correlation_difference(real: pd.DataFrame, released: pd.DataFrame, label=None, schema=None) -> tuple:
+    "(C_real, C_released, mean |difference| off the diagonal): Pearson correlations of the numeric columns (the label included when numeric); `schema`: its numeric and integer columns, read as numbers."
     _check_tables(real, released, None)
-    num = [c for c in real.columns if pd.api.types.is_numeric_dtype(real[c]) and pd.api.types.is_numeric_dtype(released[c])]
+    if schema is None:
+        num = [c for c in real.columns if pd.api.types.is_numeric_dtype(real[c]) and pd.api.types.is_numeric_dtype(released[c])]
+    else:
+        kinds = _kinds(real, released, schema)
+        num = [c for c in real.columns if kinds[c] != 'categorical']
     if len(num) < 2: return pd.DataFrame(), pd.DataFrame(), float('nan')
+    as_num = lambda t: t[num].apply(pd.to_numeric, errors='coerce').astype(float)
     with np.errstate(invalid='ignore', divide='ignore'):
-        A = real[num].astype(float).corr().fillna(0.0)
-        B = released[num].astype(float).corr().fillna(0.0)
+        A = as_num(real).corr().fillna(0.0)
+        B = as_num(released).corr().fillna(0.0)
     off = ~np.eye(len(num), dtype=bool)
     return A, B, float(np.abs(A.to_numpy() - B.to_numpy())[off].mean())
 
@@ -481,21 +520,46 @@ def _report_html(rep: UtilityReport) -> str:
             f"<h2>Marginals and correlations</h2><img alt='marginals and correlations' src='data:image/png;base64,{img}'></body></html>")
 
 # %% ../nbs/03_evaluate.ipynb #94aed324
-def _marginal_panel(ax, a: pd.Series, b: pd.Series, name: str, legend: bool = False):
-    "One column's marginal: real and released overlaid (histograms for numbers with many values, bars for categories)."
+MAX_LEVELS = 12           # bars of one categorical panel: the commonest levels, the rest as one 'other' bar
+LABEL_CHARS = 12          # a tick label longer than this is cut, with '…'
+
+def _tick(s: str) -> str:
+    "A legible tick label: at most `LABEL_CHARS` characters, a cut one ending in '…'."
+    s = str(s)
+    return s if len(s) <= LABEL_CHARS else s[:LABEL_CHARS - 1] + '…'
+
+def _marginal_panel(ax, a: pd.Series, b: pd.Series, name: str, legend: bool = False, kind: str | None = None):
+    """One column's marginal: real and released overlaid (histograms for numbers with many values, bars for categories,
+    1.0 and 1 one level); at most `MAX_LEVELS` bars, labels cut to `LABEL_CHARS` and turned upright when crowded.
+    `kind` (from a schema) decides numbers against categories; None: guessed from the real column."""
     a, b = a.dropna(), b.dropna()
-    if pd.api.types.is_numeric_dtype(a) and not pd.api.types.is_bool_dtype(a) and a.nunique() > 10 and pd.api.types.is_numeric_dtype(b):
-        edges = np.histogram_bin_edges(a.to_numpy(float), bins=20)
-        ax.hist(a, bins=edges, density=True, alpha=0.5, label='real')
-        ax.hist(np.clip(b.to_numpy(float), edges[0], edges[-1]), bins=edges, density=True, alpha=0.5, label='released')
+    if kind is None: num = pd.api.types.is_numeric_dtype(a) and not pd.api.types.is_bool_dtype(a) and pd.api.types.is_numeric_dtype(b)
+    else: num = kind != 'categorical'
+    if num: x, y = (pd.to_numeric(v, errors='coerce').dropna().to_numpy(float) for v in (a, b))
+    if num and len(np.unique(x)) > 10:
+        edges = np.histogram_bin_edges(x, bins=20)
+        ax.hist(x, bins=edges, density=True, alpha=0.5, label='real')
+        ax.hist(np.clip(y, edges[0], edges[-1]), bins=edges, density=True, alpha=0.5, label='released')
     else:
-        lv = sorted(set(a.astype(str)) | set(b.astype(str)))
-        x = np.arange(len(lv))
-        ax.bar(x - 0.2, a.astype(str).value_counts(normalize=True).reindex(lv, fill_value=0), 0.4, label='real')
-        ax.bar(x + 0.2, b.astype(str).value_counts(normalize=True).reindex(lv, fill_value=0), 0.4, label='released')
-        ax.set_xticks(x, [s[:10] for s in lv], fontsize=7, rotation=45 if len(lv) > 3 else 0)
+        ca, cb = _level_counts(a), _level_counts(b)
+        pa, pb = ca / max(ca.sum(), 1), cb / max(cb.sum(), 1)
+        lv = list((pa.add(pb, fill_value=0)).sort_values(ascending=False, kind='stable').index)
+        keep = sorted(lv, key=float if num else str) if len(lv) <= MAX_LEVELS else lv[:MAX_LEVELS - 1]
+        ya, yb = (p.reindex(keep, fill_value=0).to_numpy() for p in (pa, pb))
+        if len(keep) < len(lv): keep, ya, yb = keep + ['other'], np.r_[ya, 1 - ya.sum()], np.r_[yb, 1 - yb.sum()]
+        x = np.arange(len(keep))
+        ax.bar(x - 0.2, ya, 0.4, label='real'); ax.bar(x + 0.2, yb, 0.4, label='released')
+        crowded = len(keep) > 4 or max((len(str(s)) for s in keep), default=0) > 4
+        ax.set_xticks(x, [_tick(s) for s in keep], fontsize=7, rotation=90 if crowded else 0)
     ax.set_title(str(name)[:28], fontsize=8); ax.tick_params(labelsize=7)
     if legend: ax.legend(fontsize=7)
+
+def _missing_panel(ax, cols: pd.DataFrame):
+    "Missing rate per column, real against released (the per-column table's `missing_real`, `missing_released`)."
+    x = np.arange(len(cols))
+    ax.bar(x - 0.2, cols['missing_real'], 0.4, label='real'); ax.bar(x + 0.2, cols['missing_released'], 0.4, label='released')
+    ax.set_xticks(x, [_tick(c) for c in cols['column']], fontsize=7, rotation=90)
+    ax.set_title('missing rate per column', fontsize=8); ax.tick_params(labelsize=7); ax.legend(fontsize=7)
 
 def _corr_panel(fig, ax, C: pd.DataFrame, title: str):
     "A correlation heat map with the column names on both axes and a colour scale from -1 to 1."
@@ -507,25 +571,29 @@ def _corr_panel(fig, ax, C: pd.DataFrame, title: str):
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03).ax.tick_params(labelsize=7)
 
 # %% ../nbs/03_evaluate.ipynb #r0300010
-def _report_figure(real, released, C_real, C_rel, label=None, max_columns: int | None = None, title: str = REPORT_TITLE):
+def _report_figure(real, released, C_real, C_rel, label=None, max_columns: int | None = None, title: str = REPORT_TITLE,
+                   kinds: dict | None = None, missing: pd.DataFrame | None = None):
     """Every column's marginals, real against released, in a grid (or the first `max_columns`, which the title then says),
-    and the two correlation heat maps, labelled, with a colour scale; `title` on top."""
+    the missing rate per column when either table has a missing cell (`missing`: the per-column table), and the two
+    correlation heat maps, labelled, with a colour scale; `title` on top. `kinds`: each column's kind (from a schema)."""
     import matplotlib.pyplot as plt
     allc = list(real.columns); cols = allc if max_columns is None else allc[:max_columns]
     if len(cols) < len(allc): title += f' (marginals of the first {len(cols)} of {len(allc)} columns)'
     nc = 2 if len(cols) <= 4 else 3
     nr = math.ceil(len(cols) / nc)
+    mr = int(missing is not None and bool((missing[['missing_real', 'missing_released']] > 0).any(axis=None)))
     k = len(C_real)
     side = k > 12                                              # many columns: each map gets the full width
     hm = max(3.0, 0.14 * k + 1.2) * (1 if side else 0.55) + (0.6 if k else 0)
-    fig = plt.figure(figsize=(6.9, 2.1 * nr + (2 * hm if side else hm) + 0.5), layout='constrained')
-    gs = fig.add_gridspec(nr + (2 if side else 1), 2 * nc, height_ratios=[2.1] * nr + ([hm, hm] if side else [hm]))
+    fig = plt.figure(figsize=(6.9, 2.1 * (nr + mr) + (2 * hm if side else hm) + 0.5), layout='constrained')
+    gs = fig.add_gridspec(nr + mr + (2 if side else 1), 2 * nc, height_ratios=[2.1] * (nr + mr) + ([hm, hm] if side else [hm]))
     for i, c in enumerate(cols):                               # one grid: marginal i spans two of its 2·nc columns
         ax = fig.add_subplot(gs[i // nc, 2 * (i % nc):2 * (i % nc) + 2])
-        _marginal_panel(ax, real[c], released[c], c, legend=(i == 0))
+        _marginal_panel(ax, real[c], released[c], c, legend=(i == 0), kind=None if kinds is None else kinds.get(c))
+    if mr: _missing_panel(fig.add_subplot(gs[nr, :]), missing)
     maps = ((C_real, 'correlations: real'), (C_rel, 'correlations: released'))
     for j, (C, t) in enumerate(maps):
-        spot = gs[nr + j, :] if side else gs[nr, j * nc:(j + 1) * nc]
+        spot = gs[nr + mr + j, :] if side else gs[nr + mr, j * nc:(j + 1) * nc]
         _corr_panel(fig, fig.add_subplot(spot), C, t)
     fig.suptitle(title.replace(': ', ':\n', 1) if len(title) > 90 else title, fontsize=10)
     plt.close(fig)
@@ -566,33 +634,50 @@ def _tstr_rows(train, released, test, label, model, g) -> list:
             ('majority rate (predict the commonest real class)', float((yte == maj).mean()))]
 
 # %% ../nbs/03_evaluate.ipynb #r0300011
+def _sample_rows(df: pd.DataFrame, m: int, g) -> pd.DataFrame:
+    "`df` itself when it has at most `m` rows, else `m` of its rows drawn without replacement by `g` (in table order)."
+    return df if len(df) <= m else df.iloc[np.sort(g.choice(len(df), m, replace=False))].reset_index(drop=True)
+
 def report(real: pd.DataFrame, # the real table (original columns), or its training part when `real_test` is given
            released: pd.DataFrame, # the released table, same columns and units
            label: str | None = None, # label column: adds train-on-released / test-on-real scores
            real_test: pd.DataFrame | None = None, # real rows the release never saw; None: hold out `test_size` of `real`
-           test_size: float = 0.3, model='rf', rng=None, # rng: an int seed for tests and teaching; None otherwise
+           test_size: float = 0.3, model='rf',
+           rng=None, # None: the fixed evaluation seed `REPORT_SEED` (two reports of one table agree); an int or Generator otherwise
            bins: int = 10,
            *, method: str | None = None, # the release method, named in the title
            epsilon: float | None = None, delta: float | None = None, # the release's budget, named in the title
            ledger=None, # the privacy ledger (DataFrame, `Budget` or rows), shown with the report
            max_columns: int | None = None, # plot only the first columns (the title says so); None: every column
+           schema=None, # the public schema (`Schema`, its dict, or {name: spec}): column kinds from it, not guessed
+           plot_rows: int = PLOT_ROWS, # the figure is drawn from a seeded sample of at most this many rows per table
+           model_rows: int = MODEL_ROWS, # the classifiers train and score on seeded samples of at most this many rows
           ) -> UtilityReport:
-    "Utility of `released` against the real table (not private): TSTR accuracy/AUPRC beside the non-private model and the majority rate, marginal distances, correlation difference, one figure."
+    "Utility of `released` against the real table (not private): TSTR accuracy/AUPRC beside the non-private model and the majority rate, marginal distances and missing rates, correlation difference, one figure."
     _check_tables(real, released, label)
     title, led = _report_about(method, epsilon, delta, ledger)
-    g = as_rng(rng)
-    note, rows = '', []
+    plot_rows, model_rows = check_int(plot_rows, 'plot_rows'), check_int(model_rows, 'model_rows')
+    g = as_rng(REPORT_SEED if rng is None else rng)
+    notes, rows = [], []
     if label is not None:
         if real_test is None:
             train, test = train_test_split(real, test_size=test_size, random_state=int(g.integers(2**31 - 1)),
                                            stratify=real[label] if real[label].value_counts().min() >= 2 else None)
-            note = HOLDOUT_NOTE.format(share=test_size)
+            notes.append(HOLDOUT_NOTE.format(share=test_size))
         else:
             _check_tables(real_test, released, label); train, test = real, real_test
-        rows += _tstr_rows(train, released, test, label, model, g)
-    cols = marginal_distances(real, released, bins)           # against the rows the release was made from
-    Cr, Cs, cd = correlation_difference(real, released)
+        gm = np.random.default_rng(REPORT_SEED + 1)            # the samples' own fixed seed: `g`'s draws stay as they were
+        if max(len(train), len(released), len(test)) > model_rows:
+            notes.append(f"Models trained and scored on seeded samples of at most {model_rows:,} rows of each table.")
+        rows += _tstr_rows(*(_sample_rows(t, model_rows, gm) for t in (train, released, test)), label, model, g)
+    cols = marginal_distances(real, released, bins, schema)    # against the rows the release was made from
+    Cr, Cs, cd = correlation_difference(real, released, schema=schema)
+    gap = (cols['missing_real'] - cols['missing_released']).abs()
     rows += [('marginal TVD, mean over columns', float(cols['tvd'].mean())), ('marginal TVD, worst column', float(cols['tvd'].max())),
-             ('correlation difference, mean |Δ| off the diagonal', cd)]
+             ('correlation difference, mean |Δ| off the diagonal', cd), ('missing rate, worst |real − released|', float(gap.max()))]
     table = pd.DataFrame(rows, columns=['metric', 'value'])
-    return UtilityReport(table, cols, _report_figure(real, released, Cr, Cs, label, max_columns, title), note, title, led)
+    gp = np.random.default_rng(REPORT_SEED + 2)
+    if max(len(real), len(released)) > plot_rows: notes.append(f"Figure drawn from seeded samples of {plot_rows:,} rows; statistics from every row.")
+    fig = _report_figure(_sample_rows(real, plot_rows, gp), _sample_rows(released, plot_rows, gp), Cr, Cs, label, max_columns,
+                         title, kinds=dict(zip(cols['column'], cols['kind'])), missing=cols)
+    return UtilityReport(table, cols, fig, ' '.join(notes), title, led)

@@ -603,6 +603,22 @@ def _copula_cast(col, values) -> pd.Series:
     x = pd.to_numeric(pd.Series(values), errors='coerce').astype('float64')
     return x.round().astype('Int64') if col.kind == 'integer' else x
 
+def _copula_spec(col, complete:bool=False) -> dict:
+    "The `CopulaGauss` spec of one schema column; `'missing': False` when it is declared complete (`complete=` or the column's own `missing` field)."
+    d = dict(kind=col.kind, categories=col.categories, lower=col.lower, upper=col.upper)
+    if complete or getattr(col, 'missing', None) is False: d['missing'] = False
+    return d
+
+def _fill_declared(df, cols:dict) -> pd.DataFrame:
+    "`df` with the missing cells of the columns declared complete set to a public value (the lower bound, the first category): the front door refuses nothing about the data."
+    bad = [k for k, s in cols.items() if s.get('missing') is False]
+    if not bad: return df
+    df = df.copy()
+    for k in bad:
+        s = cols[k]; fill = s['categories'][0] if s['kind'] == 'categorical' else s['lower']
+        df[k] = df[k].astype(object).where(df[k].notna(), fill) if s['kind'] == 'categorical' else df[k].fillna(fill)
+    return df
+
 # %% ../nbs/58_registry.ipynb #cg000000
 from .copula import CopulaGauss
 
@@ -620,10 +636,11 @@ class CopulaRelease(Method):
                  sampler: str = 'safe', dependence: str = _CG('dependence'), split: float = _CG('split'),
                  bins=_CG('bins'), clip_factor=_CG('clip_factor'), sums_share: float = _CG('sums_share'),
                  shrink=_CG('shrink'), scale_share: float = _CG('scale_share'),
-                 atoms=_CG('atoms')):        # every default is CopulaGauss's own (`default_of`)
+                 atoms=_CG('atoms'), complete=_CG('complete'),
+                 missing=_CG('missing')):    # every default is CopulaGauss's own (`default_of`)
         super().__init__(epsilon, delta, schema, classes, rng, sampler)
         self.dependence, self.split, self.bins, self.clip_factor, self.sums_share = dependence, split, bins, clip_factor, sums_share
-        self.shrink, self.scale_share, self.atoms = shrink, scale_share, atoms
+        self.shrink, self.scale_share, self.atoms, self.complete, self.missing = shrink, scale_share, atoms, complete, missing
 
     def fit(self, data, label=None, allow_drafted: bool = False):
         "As `Method.fit`, with the caller's own columns kept for `_fit` only (dropped on return and on any error)."
@@ -634,10 +651,11 @@ class CopulaRelease(Method):
     def _fit(self, E, y, eps, delta, sampler, rng):
         df, self._frame = self._frame, None                  # the private frame is dropped before anything is returned
         c = self.codec_; sch = c.schema.columns; df = c.sanitize(df)   # the public rule: nothing about the data is refused
-        cols = {k: dict(kind=sch[k].kind, categories=sch[k].categories, lower=sch[k].lower, upper=sch[k].upper) for k in c.order}
+        cols = {k: _copula_spec(sch[k], k in set(self.complete)) for k in c.order}
+        df = _fill_declared(df, cols)                         # a declared-complete column's missing cell: a public value
         m = CopulaGauss(cols, eps, delta, label=c.label, dependence=self.dependence, split=self.split, bins=self.bins,
                         clip_factor=self.clip_factor, sums_share=self.sums_share, shrink=self.shrink,
-                        scale_share=self.scale_share, atoms=self.atoms, rng=rng, sampler=sampler).fit(df)
+                        scale_share=self.scale_share, atoms=self.atoms, missing=self.missing, rng=rng, sampler=sampler).fit(df)
         assert m.budget_['ranges_epsilon'] == 0        # no private ranges through the front door (retired: range_share)
         self._charge(f'histograms + copula second moments (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)', eps, delta)
         self.model_ = m

@@ -278,3 +278,17 @@ def test_copula_gauss_on_a_table_with_no_binned_column():
            'k': dict(kind='integer', lower=0, upper=3), 'y': dict(kind='categorical', categories=['n', 'p'])}}
     r = release(df, 'copula-gauss', 1.0, schema=sch, rng=0)
     assert len(r.data) == 80 and list(r.data.columns) == ['a', 'k', 'y']
+
+
+def test_copula_gauss_passes_missing_options(mixed):
+    "copula-gauss takes complete= and missing= through `release` (issue #38); a declared-complete cell is read publicly."
+    from dpnotes.registry import method_params
+    assert {'complete', 'missing'} <= set(method_params(METHODS['copula-gauss']))
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', SizeWarning)
+        r = release(mixed, 'copula-gauss', 1.0, schema=SCHEMA, rng=0, complete=['income', 'sex'], missing='threshold')
+        m = r.model.model_
+        assert m.missing == 'threshold' and not m.states_['income']['missing'] and not m.states_['sex']['missing']
+        assert r.data[['income', 'sex']].notna().all().all()
+        old = release(mixed, 'copula-gauss', 1.0, schema=SCHEMA, rng=0, missing=True).model.model_
+    assert old.missing is True and old.states_['income']['missing']
