@@ -317,11 +317,11 @@ def _report_kwargs(report, **kw) -> dict:
 SUMMARY_HEADER = ("utility summary — NOT PRIVATE: computed from the real rows without noise; for your eyes only, never publish it "
                   "(real vs released; test rows are a hold-out of the input, which the release saw):")
 
-def _print_summary(df, r, label, seed, method):
+def _print_summary(df, r, label, seed, method, sch=None):
     "The utility summary, on request only: it reads the real rows, so it is printed under a header that says it is not private."
     from dpnotes.evaluate import report
     _say("computing the utility summary (NOT private) …", err=True)
-    kw = _report_kwargs(report, method=method, epsilon=r.epsilon, delta=r.delta, ledger=r.ledger)
+    kw = _report_kwargs(report, method=method, epsilon=r.epsilon, delta=r.delta, ledger=r.ledger, schema=sch)
     _say(f"\n{SUMMARY_HEADER}")
     try:
         rep = report(df, r.data, label=label if label in r.data.columns else None, rng=None if seed is None else seed + 1, **kw)
@@ -354,7 +354,7 @@ def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler,
     _print_release(r, out, method, n_out, drafted_fields(sch))
     for w in size: _say(f"warning: {w.message}", err=True)
     if summary and on_dask: _say("\n(no utility summary on Dask: run `dpnotes report` on a sample, NOT private)")
-    elif summary and r.original_units: _print_summary(df, r, label, seed, method)
+    elif summary and r.original_units: _print_summary(df, r, label, seed, method, sch)
     elif summary: _say(f"\n(no utility summary: {method}'s output is not in the input's units)")
 
 def _as_schema_types(data: pd.DataFrame, sch, header: list) -> pd.DataFrame:
@@ -489,11 +489,11 @@ def report_cmd(real: str = typer.Argument(..., metavar='REAL', help='the real ta
     """
     from dpnotes.evaluate import report
     _check_out(out, [real, released, test], ('.png', '.html', '.htm'))
-    A, label, _ = read_input(real, label)
+    A, label, sch_a = read_input(real, label)
     B, _, _ = read_input(released, None)
     T = None if test is None else read_input(test, label)[0]
     if label is not None and label not in B.columns: raise BadInput(f"--label: column {label!r} is not in {released}")
-    rep = report(A, B, label=label, real_test=T, rng=seed)
+    rep = report(A, B, label=label, real_test=T, rng=seed, schema=sch_a)
     rep.save(out)
     _say(REPORT_HEADER)                       # the HTML carries the same mark: nothing printed here is private
     _say(rep.table.to_string(index=False, float_format=lambda v: f'{v:.3f}'))

@@ -97,6 +97,7 @@ class Column:
     upper: float | None = None  # public upper bound (numeric/integer)
     categories: list | None = None  # public values of a categorical column, in encoding order
     drafted: bool = False  # True if taken from the data (not private: review before release)
+    missing: bool | None = None  # False: declared to have no missing cell (public); None: not declared
 
     def __post_init__(self):
         if self.kind not in COLUMN_KINDS:
@@ -122,6 +123,8 @@ class Column:
             if self.lower is not None and self.upper is not None and self.lower > self.upper:
                 raise ValueError(f"lower={self.lower} exceeds upper={self.upper}")
         self.drafted = bool(self.drafted)
+        if self.missing not in (None, True, False):
+            raise ValueError(f"missing must be true, false or absent, got {self.missing!r}")
 
 def _cat_key(v):
     "Hashable key of a category value (numpy scalars compare as their Python values)."
@@ -144,6 +147,7 @@ def to_dict(self: Column) -> dict:
         if self.lower is not None: d['lower'] = self.lower
         if self.upper is not None: d['upper'] = self.upper
     d['drafted'] = self.drafted
+    if self.missing is not None: d['missing'] = self.missing
     return d
 
 # %% ../nbs/02_data.ipynb #65c62db9
