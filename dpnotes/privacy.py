@@ -604,7 +604,7 @@ def documented_classes(ds) -> list:
     if getattr(ds, 'task', None) == 'binary': return [0, 1]
     raise ValueError(f"{getattr(ds, 'name', 'dataset')}: no documented label list; pass classes explicitly")
 
-# %% ../nbs/00_privacy.ipynb #67969cf3
+# %% ../nbs/00_privacy.ipynb #a1370004
 BOUND_GRID = np.concatenate([-10.0 ** (np.arange(72, -49, -1) / 8), [0.0], 10.0 ** (np.arange(-48, 73) / 8)])
 
 def _quantile_utility(x, q, grid=None, pull=None) -> tuple:
@@ -618,6 +618,7 @@ def _quantile_utility(x, q, grid=None, pull=None) -> tuple:
         u = u + (steps if pull == 'up' else -steps)               # data independent: the sensitivity stays 1
     return g, u
 
+# %% ../nbs/00_privacy.ipynb #67969cf3
 @noise_primitive('dp_quantile', lambda x, q, epsilon, grid, pull, **_: dict(
     kind='exponential', value=_quantile_utility(x, q, grid, pull)[1], sensitivity=1.0, norm='linf', scale=2 / epsilon,
     epsilon=epsilon))

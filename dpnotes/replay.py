@@ -285,6 +285,7 @@ def estimator_driver(make, fit:str='fit'):
         return est if fit == 'fit' else (est, out)
     return run
 
+# %% ../nbs/07_replay.ipynb #5deb63fd
 def _budget_ledger(r) -> tuple:
     est = r[0] if isinstance(r, tuple) else r
     b = est.budget_
@@ -297,7 +298,8 @@ def estimator_drivers(rng=0) -> dict:
     from dpnotes.gauss import RONGauss, PCAGauss
     from dpnotes.dprp import DPRP
     kw = dict(classes=[0, 1, 2], rng=rng)
-    syn = lambda nb: lambda: DPSyn(1.0, 1e-5, bounds=(0.0, 1.0), progress=False, neighbours=nb, **SMALL['dp-syn'], **kw)
+    syn = lambda nb: lambda: DPSyn(1.0, 1e-5, bounds=(0.0, 1.0), progress=False, neighbours=nb, batch_size=8,   # q < 1: Poisson batches
+                                   **SMALL['dp-syn'], **kw)
     pairs = [p for p in LAST_ROWS if p != 'missing cells']
     return {'DPSyn (replace-one)': (estimator_driver(syn('replace-one')), _budget_ledger, pairs),
             'DPSyn (add-remove: before)': (estimator_driver(syn('add-remove')), _budget_ledger, pairs),
