@@ -176,7 +176,7 @@ class PairAudit:
     measured_epsilon: float     # composition at the measured sensitivities (check iii: <= ledger ε)
 
     @property
-    def ratio(self) -> float: return float(self.calls['ratio'].max()) if len(self.calls) else 0.0
+    def ratio(self) -> float: return float(self.calls['ratio'].max()) if self.calls['ratio'].notna().any() else 0.0
 
 def audit_pair(run, ledger, D, Dp, pair:str='') -> PairAudit:
     """Record `run(D)`, replay `run(Dp)` with every noise output forced to D's, and check: (i) nothing public moved (the
@@ -190,6 +190,8 @@ def audit_pair(run, ledger, D, Dp, pair:str='') -> PairAudit:
     moved += [f'noise call {i} ({a.name}): declared facts' for i, (a, b) in enumerate(zip(t1.calls, t2.calls)) if _facts(a) != _facts(b)]
     moved += differences(t1.publics, t2.publics, 'public values') + differences(r1, r2)
     T = call_table(t1, t2)
+    odd = [i for i, (a, b) in enumerate(zip(t1.calls, t2.calls)) if _facts(a) != _facts(b)]
+    T.loc[odd, ['measured', 'ratio']] = np.nan                     # different calls: their inputs are not comparable
     e, d = ledger(r1)
     return PairAudit(pair, moved, T, (e, d), composed_epsilon(T, d, 'declared'), composed_epsilon(T, d, 'measured'))
 
@@ -327,11 +329,12 @@ def summarise(audits:list) -> dict:
     moved = [a.pair for a in audits if a.moved]
     undeclared = int(max(a.calls['declared'].isna().sum() for a in audits))
     led = max(a.ledger[0] for a in audits)
-    dec = max(a.declared_epsilon for a in audits); mea = max(a.measured_epsilon for a in audits)
-    ok = (not moved and np.nanmax(ratios) <= 1 + 1e-9 and not undeclared and dec <= led * (1 + 1e-6)
+    top = lambda v: float(np.nanmax(v)) if not np.all(np.isnan(v)) else np.nan
+    dec = top([a.declared_epsilon for a in audits]); mea = top([a.measured_epsilon for a in audits])
+    ok = (not moved and top(ratios) <= 1 + 1e-9 and not undeclared and dec <= led * (1 + 1e-6)
           and mea <= dec * (1 + 1e-6))
     first = next((a.moved[0] for a in audits if a.moved), '')
-    return dict(ratio=float(np.nanmax(ratios)), pairs_moved=len(moved), first_moved=first, undeclared_calls=undeclared,
+    return dict(ratio=top(ratios), pairs_moved=len(moved), first_moved=first, undeclared_calls=undeclared,
                 eps_declared=dec, eps_measured=mea, ledger_eps=led, passes=bool(ok))
 
 def audit_all(drivers:dict, sizes=(40,), seed:int=0) -> pd.DataFrame:
