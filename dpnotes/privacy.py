@@ -30,8 +30,8 @@ __all__ = ['SAMPLERS', 'NOISE_HOOK', 'CLASSES_MESSAGE', 'BOUND_GRID', 'NONFINITE
            'gaussian_sigma_analytic', 'zcdp_rho', 'gaussian_sigma_classic', 'gaussian_sigma_dprp', 'gaussian_sigma',
            'gaussian_mech', 'gaussian_epsilon', 'zcdp_epsilon', 'zcdp_split', 'BudgetExceeded', 'Budget', 'safe_grid',
            'add_laplace', 'add_gaussian', 'check_classes', 'documented_classes', 'dp_quantile', 'private_bounds',
-           'row_norms', 'unit_rows', 'normalize_rows', 'clip_rows', 'sym_from_upper', 'upper_vec', 'from_upper_vec',
-           'symmetric_noise']
+           'gumbel_max', 'randomized_response', 'row_norms', 'unit_rows', 'normalize_rows', 'clip_rows',
+           'sym_from_upper', 'upper_vec', 'from_upper_vec', 'symmetric_noise']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -653,6 +653,34 @@ def private_bounds(X, # (n, d) private data
     nxt = g[np.minimum(np.searchsorted(g, lo, side='right'), len(g) - 1)]
     hi = np.where(hi > lo, hi, np.where(nxt > lo, nxt, lo + 1.0))
     return lo, hi
+
+# %% ../nbs/00_privacy.ipynb #a1370006
+@noise_primitive('gumbel_max', lambda logits, epsilon, **_: dict(
+    kind='exponential', value=logits, sensitivity=epsilon / 2, norm='linf', scale=2 / epsilon, epsilon=epsilon))
+def gumbel_max(logits, # ε·u/(2Δu) for each public candidate
+               epsilon:float, # the selection's budget (for the record: the logits already carry it)
+               rng=None, # None (fresh entropy) or a seed / Generator
+              ) -> int:
+    """Index chosen by the exponential mechanism: argmax of `logits` plus i.i.d. Gumbel noise. ε-DP when the logits are
+    ε·u/(2Δu) for a utility u of sensitivity Δu. `rng`: a fixed integer seed is for tests and teaching."""
+    check_epsilon(epsilon)
+    g = np.asarray(logits, dtype=float)
+    return int(np.argmax(g + as_rng(rng).gumbel(size=len(g))))
+
+# %% ../nbs/00_privacy.ipynb #a1370007
+@noise_primitive('randomized_response', lambda codes, K, epsilon, **_: dict(
+    kind='randomized_response', value=codes, sensitivity=1.0, norm='l0', scale=1 / epsilon, epsilon=epsilon))
+def randomized_response(codes, # integer codes in 0..K-1, one per row
+                        K:int, # number of public categories
+                        epsilon:float, # per-row budget
+                        rng=None, # None (fresh entropy) or a seed / Generator
+                       ) -> np.ndarray:
+    """K-ary randomised response: each code kept with probability e^ε/(e^ε + K − 1), else replaced by one of the K − 1
+    others uniformly: ε-DP for each row. `rng`: a fixed integer seed is for tests and teaching."""
+    c, K, e, rng = np.asarray(codes, dtype=np.int64), check_int(K, 'K', minimum=2), check_epsilon(epsilon), as_rng(rng)
+    keep = 1.0 / (1.0 + (K - 1) * np.exp(-e))                          # P[report the true code] = e^ε / (e^ε + K - 1)
+    other = (c + rng.integers(1, K, size=len(c))) % K                   # a uniformly chosen other code
+    return np.where(rng.random(len(c)) < keep, c, other)
 
 # %% ../nbs/00_privacy.ipynb #9eed8854
 NONFINITE_ROWS = "X contains NaN or infinite values: the data domain is finite real rows"

@@ -109,12 +109,13 @@ def differences(a, b, path:str='result', depth:int=0, seen=None) -> list:
 
 # %% ../nbs/07_replay.ipynb #09fdecaa
 def norm_distance(a, b, norm:str) -> float:
-    "‖a − b‖ in the primitive's norm: 'l1', 'l2' (entrywise) or 'linf' (the exponential mechanism's utility)."
+    "‖a − b‖ in the primitive's norm: 'l1', 'l2' (entrywise), 'linf' (the exponential mechanism's utility) or 'l0'."
     d = np.ravel(np.asarray(a, float) - np.asarray(b, float))
     if norm == 'l1': return float(np.abs(d).sum())
     if norm == 'l2': return float(np.sqrt(d @ d))
     if norm == 'linf': return float(np.abs(d).max(initial=0.0))
-    raise ValueError(f"norm must be 'l1', 'l2' or 'linf', got {norm!r}")
+    if norm == 'l0': return float(np.count_nonzero(d))                # randomised response: changed codes
+    raise ValueError(f"norm must be 'l1', 'l2', 'linf' or 'l0', got {norm!r}")
 
 # %% ../nbs/07_replay.ipynb #eae478e9
 def _facts(c:NoiseCall) -> tuple:
@@ -143,7 +144,7 @@ def _composed(calls:pd.DataFrame, delta:float, which:str) -> float:
     if calls['declared'].isna().any() or (which == 'measured' and calls['measured'].isna().any()): return np.nan
     d = calls[which].astype(float)
     pure = float(((calls.kind == 'laplace') * d / calls.scale).sum()
-                 + ((calls.kind == 'exponential') * calls.epsilon.fillna(0) * d / calls.declared).sum())
+                 + (calls.kind.isin(['exponential', 'randomized_response']) * calls.epsilon.fillna(0) * d / calls.declared).sum())
     g = (calls.kind == 'gaussian') & (d > 0)
     plain, sub = g & (calls.q >= 1), g & (calls.q < 1)
     if not (plain.any() or sub.any()): return pure
@@ -346,8 +347,8 @@ def audit_all(drivers:dict, sizes=(40,), seed:int=0) -> pd.DataFrame:
 
 # %% ../nbs/07_replay.ipynb #84141de1
 OUTSIDE_PRIMITIVES = pd.DataFrame([
-    ('identity_release.py', 'IdentityRelease.fit', 'randomised response on the labels: rng.integers / rng.random', 'not seen'),
-    ('dprp_privacy.py', 'select_k1', 'exponential mechanism by Gumbel-max (rng.gumbel)', 'not seen'),
+    ('identity_release.py', 'IdentityRelease.fit', 'randomised response inline (rng.integers, rng.random): use randomized_response', 'not seen'),
+    ('dprp_privacy.py', 'select_k1', 'exponential mechanism by Gumbel-max inline (rng.gumbel): use gumbel_max', 'not seen'),
     ('release.py', '_GaussRelease._fit', "add_laplace on the norm histogram without sensitivity=", 'undeclared'),
     ('dprp.py', 'DPRP._noisy_gram, _release_rows', "gaussian_noise added by the caller (sampler != 'safe')", 'bare noise'),
     ('jl_gauss.py', 'jl_gaussian_release', "gaussian_noise added by the caller (sampler != 'safe')", 'bare noise'),
