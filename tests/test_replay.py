@@ -6,7 +6,7 @@ import pytest
 
 from dpnotes.privacy import NOISE_HOOK, laplace_mech, add_laplace, noise_tags
 from dpnotes.replay import (record, replay, audit_pair, neighbours, estimator_drivers, release_drivers, control_drivers,
-                            summarise, audit_driver, LAST_ROWS)
+                            summarise, audit_driver, LAST_ROWS, KNOWN_GAPS)
 
 N = 40
 
@@ -68,12 +68,21 @@ def test_dpsyn_before_fails_after_passes():
     assert after['ratio'] <= 1 + 1e-9 and after['passes']
 
 
-@pytest.mark.parametrize('method', ['dp-syn', 'dprp', 'jl-laplace', 'copula-gauss'])
+PAIRS = ['opposite corners, other class', 'out-of-domain cells', 'missing cells']
+
+
+@pytest.mark.parametrize('method', ['dp-syn', 'jl-laplace', 'copula-gauss', 'suffstat-gauss'])
 def test_fully_covered_methods_pass(method):
     run, ledger, _ = release_drivers()[method]
-    pairs = ['opposite corners, other class', 'out-of-domain cells', 'missing cells']
-    s = summarise(audit_driver(run, ledger, pairs, (N,)))
-    assert s['passes'], s
+    s = summarise(audit_driver(run, ledger, PAIRS, (N,)), KNOWN_GAPS.get(method, ''))
+    assert s['passes'] and s['coverage'] == 'full', s
+
+
+def test_a_draw_the_tape_cannot_see_is_not_called_covered():
+    run, ledger, _ = release_drivers()['dprp']
+    s = summarise(audit_driver(run, ledger, PAIRS, (N,)), KNOWN_GAPS['dprp'])
+    assert s['ratio'] <= 1 and s['pairs_moved'] == 0 and s['eps_declared'] <= s['ledger_eps']   # what it sees is fine
+    assert s['coverage'] == KNOWN_GAPS['dprp'] and not s['passes']
 
 
 def test_every_pair_differs_in_the_last_row_only():
