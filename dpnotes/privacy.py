@@ -9,6 +9,9 @@ Docs: https://dpnotes.github.io/dpnotes/privacy.html.md"""
 
 # %% ../nbs/00_privacy.ipynb #7efb6dff
 from __future__ import annotations
+import contextvars
+import functools
+import inspect
 import math
 import numbers
 import warnings
@@ -20,14 +23,15 @@ from fastcore.basics import patch
 from scipy import optimize, special
 
 # %% auto #0
-__all__ = ['SAMPLERS', 'CLASSES_MESSAGE', 'BOUND_GRID', 'NONFINITE_ROWS', 'as_rng', 'check_epsilon', 'check_delta',
+__all__ = ['SAMPLERS', 'NOISE_HOOK', 'CLASSES_MESSAGE', 'BOUND_GRID', 'NONFINITE_ROWS', 'as_rng', 'check_epsilon', 'check_delta',
            'check_positive', 'check_int', 'check_fractions', 'InputMeta', 'as_matrix', 'like_input', 'dask_columns',
-           'replace_one', 'remove_one', 'add_one', 'distance', 'check_sampler', 'laplace_noise', 'gaussian_noise',
-           'laplace_scale', 'laplace_mech', 'gaussian_delta', 'gaussian_sigma_analytic', 'zcdp_rho',
-           'gaussian_sigma_classic', 'gaussian_sigma_dprp', 'gaussian_sigma', 'gaussian_mech', 'gaussian_epsilon',
-           'zcdp_epsilon', 'zcdp_split', 'BudgetExceeded', 'Budget', 'safe_grid', 'add_laplace', 'add_gaussian',
-           'check_classes', 'documented_classes', 'dp_quantile', 'private_bounds', 'row_norms', 'unit_rows',
-           'normalize_rows', 'clip_rows', 'sym_from_upper', 'upper_vec', 'from_upper_vec', 'symmetric_noise']
+           'replace_one', 'remove_one', 'add_one', 'distance', 'check_sampler', 'noise_tags', 'public_value',
+           'noise_primitive', 'laplace_noise', 'gaussian_noise', 'laplace_scale', 'laplace_mech', 'gaussian_delta',
+           'gaussian_sigma_analytic', 'zcdp_rho', 'gaussian_sigma_classic', 'gaussian_sigma_dprp', 'gaussian_sigma',
+           'gaussian_mech', 'gaussian_epsilon', 'zcdp_epsilon', 'zcdp_split', 'BudgetExceeded', 'Budget', 'safe_grid',
+           'add_laplace', 'add_gaussian', 'check_classes', 'documented_classes', 'dp_quantile', 'private_bounds',
+           'gumbel_max', 'randomized_response', 'row_norms', 'unit_rows', 'normalize_rows', 'clip_rows',
+           'sym_from_upper', 'upper_vec', 'from_upper_vec', 'symmetric_noise']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -174,7 +178,42 @@ def check_sampler(sampler) -> str:
         raise ValueError(f"sampler must be one of {sorted(SAMPLERS)}, got {sampler!r}")
     return sampler
 
+# %% ../nbs/00_privacy.ipynb #a1370002
+NOISE_HOOK = contextvars.ContextVar('dpnotes_noise_hook', default=None)   # the active recorder/replayer, or None
+_NOISE_TAGS = contextvars.ContextVar('dpnotes_noise_tags', default=())
+
+class noise_tags:
+    "Context manager: every primitive called inside reports these public `tags` too (e.g. `sample_rate=q`, `step='DP-SGD'`)."
+    def __init__(self, **tags): self.tags = tags
+    def __enter__(self): self._tok = _NOISE_TAGS.set(_NOISE_TAGS.get() + tuple(self.tags.items())); return self
+    def __exit__(self, *exc): _NOISE_TAGS.reset(self._tok)
+
+def public_value(name:str, value):
+    "Report a value the code treats as public to the active hook (nothing happens without one); returns `value`."
+    hook = NOISE_HOOK.get()
+    if hook is not None: hook.public(name, value)
+    return value
+
+def noise_primitive(name:str, info):
+    """Decorator of a noise primitive: with a hook active, the call is reported as `hook.noise(name, facts, output, tags)`
+    and the hook's return value is what the caller receives; `info(**arguments)` gives the facts (kind, value,
+    sensitivity, norm, scale). Without a hook the primitive runs unchanged."""
+    def deco(f):
+        sig = inspect.signature(f)
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            hook = NOISE_HOOK.get()
+            if hook is None: return f(*args, **kwargs)
+            tok = NOISE_HOOK.set(None)                     # calls made inside the primitive are part of it
+            try: out = f(*args, **kwargs)
+            finally: NOISE_HOOK.reset(tok)
+            a = sig.bind(*args, **kwargs); a.apply_defaults()
+            return hook.noise(name, info(**a.arguments), out, dict(_NOISE_TAGS.get()))
+        return wrapper
+    return deco
+
 # %% ../nbs/00_privacy.ipynb #71c17a2a
+@noise_primitive('laplace_noise', lambda scale, **_: dict(kind='laplace', value=None, sensitivity=None, norm='l1', scale=scale))
 def laplace_noise(scale:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
     """I.i.d. Laplace(0, `scale`) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -183,6 +222,7 @@ def laplace_noise(scale:float, size=None, rng=None, sampler:str='numpy') -> np.n
     return np.asarray(SAMPLERS[check_sampler(sampler)][0](b, size, as_rng(rng)), dtype=float)
 
 # %% ../nbs/00_privacy.ipynb #f647afe1
+@noise_primitive('gaussian_noise', lambda sigma, **_: dict(kind='gaussian', value=None, sensitivity=None, norm='l2', scale=sigma))
 def gaussian_noise(sigma:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
     """I.i.d. N(0, `sigma`²) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -196,6 +236,8 @@ def laplace_scale(sensitivity:float, epsilon:float) -> float:
     return check_positive(sensitivity, 'sensitivity') / check_epsilon(epsilon)
 
 # %% ../nbs/00_privacy.ipynb #a6f82cf3
+@noise_primitive('laplace_mech', lambda value, sensitivity, epsilon, **_: dict(
+    kind='laplace', value=value, sensitivity=sensitivity, norm='l1', scale=sensitivity / epsilon))
 def laplace_mech(value, sensitivity:float, epsilon:float, rng=None, sampler:str='numpy') -> np.ndarray:
     """Release `value` (scalar, vector or matrix) plus i.i.d. Laplace($\\Delta_1/\\varepsilon$) noise on every entry.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -261,6 +303,8 @@ def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='an
     return _SIGMA[method](sensitivity, epsilon, delta, **kwargs)
 
 # %% ../nbs/00_privacy.ipynb #c88af578
+@noise_primitive('gaussian_mech', lambda value, sensitivity, epsilon, delta, method, **_: dict(
+    kind='gaussian', value=value, sensitivity=sensitivity, norm='l2', scale=gaussian_sigma(sensitivity, epsilon, delta, method)))
 def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic', sampler:str='numpy') -> np.ndarray:
     """Release `value` plus i.i.d. $N(0,\\sigma^2)$ noise on every entry, $\\sigma$ = `gaussian_sigma(Δ₂, ε, δ, method)`.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -492,6 +536,8 @@ def _add_noise(value, scale, rng, sampler, sensitivity, name, norm):
     g, t = _grid_units(s)
     return _on_grid(v, g, exact(t, v.size, as_rng(rng)))
 
+@noise_primitive('add_laplace', lambda value, scale, sensitivity, **_: dict(
+    kind='laplace', value=value, sensitivity=sensitivity, norm='l1', scale=scale))
 def add_laplace(value, scale:float, rng=None, sampler:str='numpy', sensitivity:float|None=None) -> np.ndarray:
     """`value` + i.i.d. Laplace(`scale`) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(scale)`
     and the sum is exact. The rounding can move a neighbour's value by up to `value.size` grid steps more (in L1):
@@ -501,6 +547,8 @@ def add_laplace(value, scale:float, rng=None, sampler:str='numpy', sensitivity:f
     return _add_noise(value, scale, rng, sampler, sensitivity, 'scale', 'l1')
 
 # %% ../nbs/00_privacy.ipynb #6cba0601
+@noise_primitive('add_gaussian', lambda value, sigma, sensitivity, **_: dict(
+    kind='gaussian', value=value, sensitivity=sensitivity, norm='l2', scale=sigma))
 def add_gaussian(value, sigma:float, rng=None, sampler:str='numpy', sensitivity:float|None=None) -> np.ndarray:
     """`value` + i.i.d. N(0, `sigma`²) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(sigma)`
     and the sum is exact. The rounding can move a neighbour's value by up to `sqrt(value.size)` grid steps more (in L2):
@@ -556,9 +604,24 @@ def documented_classes(ds) -> list:
     if getattr(ds, 'task', None) == 'binary': return [0, 1]
     raise ValueError(f"{getattr(ds, 'name', 'dataset')}: no documented label list; pass classes explicitly")
 
-# %% ../nbs/00_privacy.ipynb #67969cf3
+# %% ../nbs/00_privacy.ipynb #a1370004
 BOUND_GRID = np.concatenate([-10.0 ** (np.arange(72, -49, -1) / 8), [0.0], 10.0 ** (np.arange(-48, 73) / 8)])
 
+def _quantile_utility(x, q, grid=None, pull=None) -> tuple:
+    "(public grid, utility of each grid point) of `dp_quantile`: minus the distance of the rank to q·n, plus the public pull."
+    g = BOUND_GRID if grid is None else np.sort(np.asarray(grid, dtype=float))
+    x = np.sort(np.asarray(x, dtype=float).ravel())
+    u = -np.abs(np.searchsorted(x, g, side='right') - q * len(x))
+    if pull is not None:
+        if pull not in ('up', 'down'): raise ValueError(f"pull must be 'up', 'down' or None, got {pull!r}")
+        steps = np.arange(len(g), dtype=float)
+        u = u + (steps if pull == 'up' else -steps)               # data independent: the sensitivity stays 1
+    return g, u
+
+# %% ../nbs/00_privacy.ipynb #67969cf3
+@noise_primitive('dp_quantile', lambda x, q, epsilon, grid, pull, **_: dict(
+    kind='exponential', value=_quantile_utility(x, q, grid, pull)[1], sensitivity=1.0, norm='linf', scale=2 / epsilon,
+    epsilon=epsilon))
 def dp_quantile(x, # 1-D private values
                 q:float, # target quantile in [0, 1]
                 epsilon:float, # budget of this one selection
@@ -568,13 +631,7 @@ def dp_quantile(x, # 1-D private values
                 ) -> float:
     """Exponential mechanism over a public grid with utility $-|\\#\\{x_i\\le t\\}-qn|$ (sensitivity 1): an epsilon-DP quantile.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
-    g = BOUND_GRID if grid is None else np.sort(np.asarray(grid, dtype=float))
-    x = np.sort(np.asarray(x, dtype=float).ravel())
-    u = -np.abs(np.searchsorted(x, g, side='right') - q * len(x))
-    if pull is not None:
-        if pull not in ('up', 'down'): raise ValueError(f"pull must be 'up', 'down' or None, got {pull!r}")
-        steps = np.arange(len(g), dtype=float)
-        u = u + (steps if pull == 'up' else -steps)               # data independent: the sensitivity stays 1
+    g, u = _quantile_utility(x, q, grid, pull)
     return float(g[int(np.argmax(check_epsilon(epsilon) * u / 2 + as_rng(rng).gumbel(size=len(g))))])
 
 def private_bounds(X, # (n, d) private data
@@ -596,6 +653,34 @@ def private_bounds(X, # (n, d) private data
     nxt = g[np.minimum(np.searchsorted(g, lo, side='right'), len(g) - 1)]
     hi = np.where(hi > lo, hi, np.where(nxt > lo, nxt, lo + 1.0))
     return lo, hi
+
+# %% ../nbs/00_privacy.ipynb #a1370006
+@noise_primitive('gumbel_max', lambda logits, epsilon, **_: dict(
+    kind='exponential', value=logits, sensitivity=epsilon / 2, norm='linf', scale=2 / epsilon, epsilon=epsilon))
+def gumbel_max(logits, # ε·u/(2Δu) for each public candidate
+               epsilon:float, # the selection's budget (for the record: the logits already carry it)
+               rng=None, # None (fresh entropy) or a seed / Generator
+              ) -> int:
+    """Index chosen by the exponential mechanism: argmax of `logits` plus i.i.d. Gumbel noise. ε-DP when the logits are
+    ε·u/(2Δu) for a utility u of sensitivity Δu. `rng`: a fixed integer seed is for tests and teaching."""
+    check_epsilon(epsilon)
+    g = np.asarray(logits, dtype=float)
+    return int(np.argmax(g + as_rng(rng).gumbel(size=len(g))))
+
+# %% ../nbs/00_privacy.ipynb #a1370007
+@noise_primitive('randomized_response', lambda codes, K, epsilon, **_: dict(
+    kind='randomized_response', value=codes, sensitivity=1.0, norm='l0', scale=1 / epsilon, epsilon=epsilon))
+def randomized_response(codes, # integer codes in 0..K-1, one per row
+                        K:int, # number of public categories
+                        epsilon:float, # per-row budget
+                        rng=None, # None (fresh entropy) or a seed / Generator
+                       ) -> np.ndarray:
+    """K-ary randomised response: each code kept with probability e^ε/(e^ε + K − 1), else replaced by one of the K − 1
+    others uniformly: ε-DP for each row. `rng`: a fixed integer seed is for tests and teaching."""
+    c, K, e, rng = np.asarray(codes, dtype=np.int64), check_int(K, 'K', minimum=2), check_epsilon(epsilon), as_rng(rng)
+    keep = 1.0 / (1.0 + (K - 1) * np.exp(-e))                          # P[report the true code] = e^ε / (e^ε + K - 1)
+    other = (c + rng.integers(1, K, size=len(c))) % K                   # a uniformly chosen other code
+    return np.where(rng.random(len(c)) < keep, c, other)
 
 # %% ../nbs/00_privacy.ipynb #9eed8854
 NONFINITE_ROWS = "X contains NaN or infinite values: the data domain is finite real rows"
@@ -718,6 +803,8 @@ def from_upper_vec(v, d:int) -> np.ndarray:
     return M + np.triu(M, 1).T
 
 # %% ../nbs/00_privacy.ipynb #cd85fbc1
+@noise_primitive('symmetric_noise', lambda p, sigma, kind, **_: dict(
+    kind=kind, value=None, sensitivity=None, norm='l2' if kind == 'gaussian' else 'l1', scale=sigma))
 def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', sampler: str = 'numpy') -> np.ndarray:
     """Symmetric noise matrix: i.i.d. entries on and above the diagonal (N(0, sigma^2) or Laplace(sigma)), mirrored.
 
