@@ -11,7 +11,8 @@ import itertools
 import math
 from fractions import Fraction
 import numpy as np
-from .privacy import as_rng, check_epsilon, check_delta, check_int, check_sampler, gaussian_sigma
+from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_sampler, gaussian_sigma, gumbel_max,
+                             noise_primitive)
 from .analyze_gauss import gram_l2_sensitivity
 from .dprp_reconstruction import expected_error
 
@@ -68,20 +69,25 @@ def bernoulli_exp(q, rng=None) -> bool:
     return _bern_exp_unit(q - whole, rng)
 
 # %% ../nbs/41_dprp_privacy.ipynb #f5acd3d2
-def permute_and_flip(units, scale, rng=None) -> int:
-    """Permute-and-flip (McKenna & Sheldon 2020) with exact coins: `units[r]` >= 0 counts the grid steps by which
-    candidate r's utility lies below the best (one of them 0); candidate r is accepted with probability
-    exp(-scale·units[r]), `scale` = ε·g/(2Δ') as an exact rational. Returns the index chosen."""
-    scale, rng = Fraction(scale), as_rng(rng)
-    units = [int(m) for m in units]
-    if min(units) != 0: raise ValueError("units: grid steps below the best, >= 0, one of them 0")
+@noise_primitive('permute_and_flip', lambda units, epsilon, sensitivity, **_: dict(
+    kind='exponential', value=np.asarray(units, dtype=float), sensitivity=float(sensitivity), norm='linf',
+    scale=2 * float(sensitivity) / float(epsilon), epsilon=float(epsilon)))
+def permute_and_flip(units, # integer utilities on a public grid, one per candidate (private)
+                     epsilon, # the selection's ε (a float is read exactly)
+                     sensitivity, # the utilities' sensitivity in grid units (exact rational)
+                     rng=None) -> int:
+    """Permute-and-flip (McKenna & Sheldon 2020) with exact coins: visit the candidates in a random order and accept
+    candidate r with probability exp(-ε·(max(units) - units[r])/(2·sensitivity)). ε-DP; returns the index chosen."""
+    units, rng = [int(m) for m in units], as_rng(rng)
+    scale, top = Fraction(check_epsilon(epsilon)) / (2 * Fraction(sensitivity)), max(units)
     for r in rng.permutation(len(units)):
-        if bernoulli_exp(scale * units[r], rng): return int(r)
+        if bernoulli_exp(scale * (top - units[r]), rng): return int(r)
 
 # %% ../nbs/41_dprp_privacy.ipynb #febdd786
-def pf_probabilities(units, scale) -> np.ndarray:
+def pf_probabilities(units, epsilon, sensitivity) -> np.ndarray:
     "The exact selection probabilities of `permute_and_flip` (every order enumerated; up to 8 candidates)."
-    p = np.exp(-float(scale) * np.asarray(units, dtype=float))
+    u = np.asarray(units, dtype=float)
+    p = np.exp(-float(epsilon) * (u.max() - u) / (2 * float(sensitivity)))
     if len(p) > 8: raise ValueError("pf_probabilities enumerates every order: at most 8 candidates")
     out = np.zeros(len(p))
     for order in itertools.permutations(range(len(p))):
@@ -102,14 +108,14 @@ def _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm):
     sens = row_norm ** 2 * max(1 + k2 / (k - k2 - 1) for k in grid)
     return grid, check_epsilon(epsilon) * u / (2 * sens)
 
-def _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm):
-    "(grid, grid steps below the best, exact scale ε·g/(2Δ')): the utilities on a grid fixed by public inputs only."
+def _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, row_norm):
+    "(grid, utilities in grid units, sensitivity in grid units Δ'/g): the grid g is fixed by public inputs only."
     grid = _k1_grid(k1_grid, k2)
     sens = Fraction(row_norm) ** 2 * max(1 + Fraction(k2, k - k2 - 1) for k in grid)      # Δ, exactly
     top = float(np.abs(k1_utility(n * row_norm ** 2, n, grid, k2, sigma1s)).max())   # |u| at the largest ‖X⊥‖²
     g = 2.0 ** math.ceil(math.log2(max(float(sens) * 2.0 ** -20, top * 2.0 ** -40)))
-    m = np.rint(k1_utility(perp_sq, n, grid, k2, sigma1s) / g).astype(np.int64)
-    return grid, (m.max() - m).tolist(), Fraction(check_epsilon(epsilon)) * Fraction(g) / (2 * (sens + 2 * Fraction(g)))
+    units = np.rint(k1_utility(perp_sq, n, grid, k2, sigma1s) / g).astype(np.int64).tolist()
+    return grid, units, (sens + 2 * Fraction(g)) / Fraction(g)
 
 # %% ../nbs/41_dprp_privacy.ipynb #c77fa8b6
 def select_k1(perp_sq:float, # ||X_perp||_F^2 of the private data w.r.t. the released V
@@ -128,9 +134,9 @@ def select_k1(perp_sq:float, # ||X_perp||_F^2 of the private data w.r.t. the rel
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     if check_sampler(sampler) == 'numpy':
         grid, logits = _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
-        return grid[int(np.argmax(logits + as_rng(rng).gumbel(size=len(grid))))]
-    grid, units, scale = _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
-    return grid[permute_and_flip(units, scale, rng)]
+        return grid[gumbel_max(logits, epsilon, rng)]
+    grid, units, sens = _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, row_norm)
+    return grid[permute_and_flip(units, epsilon, sens, rng)]
 
 # %% ../nbs/41_dprp_privacy.ipynb #6b534af2
 def k1_probabilities(perp_sq:float, n:int, k1_grid, k2:int, sigma1s, epsilon:float, row_norm:float=1.0,
@@ -140,5 +146,5 @@ def k1_probabilities(perp_sq:float, n:int, k1_grid, k2:int, sigma1s, epsilon:flo
         _, logits = _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
         p = np.exp(logits - logits.max())
         return p / p.sum()
-    _, units, scale = _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm)
-    return pf_probabilities(units, scale)
+    _, units, sens = _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, row_norm)
+    return pf_probabilities(units, epsilon, sens)

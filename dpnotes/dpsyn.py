@@ -181,7 +181,7 @@ def _default_neighbours(neighbours, published:bool) -> str:
     return _check_neighbours(neighbours if neighbours is not None else ('add-remove' if published else 'replace-one'))
 
 def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float, clip:float, noise_multiplier:float,
-                     rng=None, sampler:str='numpy', neighbours:str='add-remove') -> np.ndarray:
+                     rng=None, sampler:str='safe', neighbours:str='add-remove') -> np.ndarray:
     """One DP-SGD release: Poisson-sample rows of X at `sample_rate`, sum clipped per-example gradients, add N(0, (σΔ)²)
     with Δ₂ = C under add/remove and 2C under replace-one (drawn by `sampler`; with `sampler='safe'` the sum is rounded
     to the noise grid and the noise added exactly). Row j is sampled by the j-th uniform of a child generator seeded by
@@ -217,7 +217,7 @@ def _dpsgd_train(w, layout, X, q, clip, noise_multiplier, steps, expected, lr, o
 def train_dp_autoencoder(X:np.ndarray, epsilon:float, delta:float, latent_dim:int=4, hidden:tuple=(32,),
                          clip:float=1.0, noise_multiplier=2.0, sample_rate:float=None, batch_size:int=32,
                          n_public:float=None, lr:float=0.01, max_steps:int=2000, optimizer:str='adam',
-                         accountant_delta:float=None, rng=None, progress:bool=None, sampler:str='numpy',
+                         accountant_delta:float=None, rng=None, progress:bool=None, sampler:str='safe',
                          diagnostics:bool=False, neighbours:str='add-remove') -> dict:
     """DP-SGD on the auto-encoder for rows of X in [0,1] (X may have no rows); returns dict(w, layout, steps, epsilon_spent, ...).
     `neighbours`: 'add-remove' (Δ₂ = C, the paper) or 'replace-one' (Δ₂ = 2C: the noise std is
@@ -335,7 +335,7 @@ def _em_multiplier(epsilon:float, delta:float, iters:int) -> float:
     return math.sqrt(iters) * gaussian_sigma_analytic(1.0, epsilon, delta)
 
 def dp_em_gmm(Z:np.ndarray, epsilon:float, delta:float, n_components:int=3, em_iters:int=10, var_floor:float=1e-4,
-              rng=None, noise_multiplier:float=None, sampler:str='numpy', neighbours:str='add-remove') -> dict:
+              rng=None, noise_multiplier:float=None, sampler:str='safe', neighbours:str='add-remove') -> dict:
     """DP-EM: Gaussian mixture on codes Z (rows in the unit ball; possibly none) from noisy sufficient statistics; (ε, δ)-DP under
     `neighbours` ('add-remove': Δ₂ = √3; 'replace-one': Δ₂ = √6, see the text). `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     rng = as_rng(rng)
@@ -385,7 +385,7 @@ class DPSyn:
                  class_sizes:str='private', # 'private' (noisy counts, charged) or 'public' (exact counts: NOT covered by the guarantee)
                  bounds_share:float=0.1, # share of epsilon for bounds='private'
                  bounds_tail:float=0.02, # quantile of the private lower bound (upper: 1 - bounds_tail)
-                 sampler:str='numpy', # noise sampler for every Gaussian draw (counts, DP-SGD, DP-EM)
+                 sampler:str='safe', # noise sampler for every Gaussian draw (counts, DP-SGD, DP-EM)
                  neighbours:str|None=None, # 'replace-one' or 'add-remove' (the paper); None: 'add-remove' if published else 'replace-one'
                 ):
         self.epsilon, self.delta, self.count_share, self.latent_dim, self.hidden = epsilon, delta, count_share, latent_dim, hidden

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from .privacy import (as_rng, check_epsilon, check_int, check_positive, check_sampler, as_matrix, unit_rows,
+from .privacy import (as_rng, check_epsilon, check_int, check_positive, check_sampler, as_matrix, unit_rows, randomized_response,
                              check_classes, CLASSES_MESSAGE)
 from .cov_release import _laplace
 from .gauss_steps import pca_basis, _TASKS, _label_codes, _regression_labels
@@ -104,10 +104,7 @@ def _release_rows(self: IdentityRelease, Y, y, n, eps, dx, rng):
         else:   # each row: features with eps_x, its label by randomised response with eps_y; one row changes -> eps_x + eps_y
             ey = eps * self.label_share
             self.rows_ = _laplace(Y, dx, eps - ey, rng, self.sampler, 'the rows')
-            K = len(self.classes_)
-            keep = 1.0 / (1.0 + (K - 1) * np.exp(-ey))                       # P[report the true label] = e^ey / (e^ey + K - 1)
-            other = (codes + rng.integers(1, K, size=n)) % K                  # a uniformly chosen other label
-            self.labels_ = self.classes_[np.where(rng.random(n) < keep, codes, other)]
+            self.labels_ = self.classes_[randomized_response(codes, len(self.classes_), ey, rng)]   # K-ary, ε_y per row
             self.budget_ = dict(rows=eps - ey, labels=ey)
     else:
         self.rows_, self.labels_ = _laplace(Y, dx, eps, rng, self.sampler, 'the rows'), None

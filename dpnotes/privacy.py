@@ -214,7 +214,7 @@ def noise_primitive(name:str, info):
 
 # %% ../nbs/00_privacy.ipynb #71c17a2a
 @noise_primitive('laplace_noise', lambda scale, **_: dict(kind='laplace', value=None, sensitivity=None, norm='l1', scale=scale))
-def laplace_noise(scale:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
+def laplace_noise(scale:float, size=None, rng=None, sampler:str='safe') -> np.ndarray:
     """I.i.d. Laplace(0, `scale`) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
     Noise alone is not a release: add it with `add_laplace` (or `laplace_mech`) so that `sampler='safe'` stays float-safe."""
@@ -223,7 +223,7 @@ def laplace_noise(scale:float, size=None, rng=None, sampler:str='numpy') -> np.n
 
 # %% ../nbs/00_privacy.ipynb #f647afe1
 @noise_primitive('gaussian_noise', lambda sigma, **_: dict(kind='gaussian', value=None, sensitivity=None, norm='l2', scale=sigma))
-def gaussian_noise(sigma:float, size=None, rng=None, sampler:str='numpy') -> np.ndarray:
+def gaussian_noise(sigma:float, size=None, rng=None, sampler:str='safe') -> np.ndarray:
     """I.i.d. N(0, `sigma`²) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
     Noise alone is not a release: add it with `add_gaussian` (or `gaussian_mech`) so that `sampler='safe'` stays float-safe."""
@@ -238,7 +238,7 @@ def laplace_scale(sensitivity:float, epsilon:float) -> float:
 # %% ../nbs/00_privacy.ipynb #a6f82cf3
 @noise_primitive('laplace_mech', lambda value, sensitivity, epsilon, **_: dict(
     kind='laplace', value=value, sensitivity=sensitivity, norm='l1', scale=sensitivity / epsilon))
-def laplace_mech(value, sensitivity:float, epsilon:float, rng=None, sampler:str='numpy') -> np.ndarray:
+def laplace_mech(value, sensitivity:float, epsilon:float, rng=None, sampler:str='safe') -> np.ndarray:
     """Release `value` (scalar, vector or matrix) plus i.i.d. Laplace($\\Delta_1/\\varepsilon$) noise on every entry.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
     `sampler='safe'` rounds `value` to a grid and adds exact discrete noise (see "Floating-point noise" below)."""
@@ -305,7 +305,7 @@ def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='an
 # %% ../nbs/00_privacy.ipynb #c88af578
 @noise_primitive('gaussian_mech', lambda value, sensitivity, epsilon, delta, method, **_: dict(
     kind='gaussian', value=value, sensitivity=sensitivity, norm='l2', scale=gaussian_sigma(sensitivity, epsilon, delta, method)))
-def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic', sampler:str='numpy') -> np.ndarray:
+def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic', sampler:str='safe') -> np.ndarray:
     """Release `value` plus i.i.d. $N(0,\\sigma^2)$ noise on every entry, $\\sigma$ = `gaussian_sigma(Δ₂, ε, δ, method)`.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
     `sampler='safe'` rounds `value` to a grid and adds discrete Gaussian noise (see "Floating-point noise" below)."""
@@ -538,7 +538,7 @@ def _add_noise(value, scale, rng, sampler, sensitivity, name, norm):
 
 @noise_primitive('add_laplace', lambda value, scale, sensitivity, **_: dict(
     kind='laplace', value=value, sensitivity=sensitivity, norm='l1', scale=scale))
-def add_laplace(value, scale:float, rng=None, sampler:str='numpy', sensitivity:float|None=None) -> np.ndarray:
+def add_laplace(value, scale:float, rng=None, sampler:str='safe', sensitivity:float|None=None) -> np.ndarray:
     """`value` + i.i.d. Laplace(`scale`) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(scale)`
     and the sum is exact. The rounding can move a neighbour's value by up to `value.size` grid steps more (in L1):
     pass the `sensitivity` Δ₁ that `scale` was calibrated for and the scale is raised in proportion to cover it
@@ -549,7 +549,7 @@ def add_laplace(value, scale:float, rng=None, sampler:str='numpy', sensitivity:f
 # %% ../nbs/00_privacy.ipynb #6cba0601
 @noise_primitive('add_gaussian', lambda value, sigma, sensitivity, **_: dict(
     kind='gaussian', value=value, sensitivity=sensitivity, norm='l2', scale=sigma))
-def add_gaussian(value, sigma:float, rng=None, sampler:str='numpy', sensitivity:float|None=None) -> np.ndarray:
+def add_gaussian(value, sigma:float, rng=None, sampler:str='safe', sensitivity:float|None=None) -> np.ndarray:
     """`value` + i.i.d. N(0, `sigma`²) noise. With `sampler='safe'`, `value` is first rounded to `safe_grid(sigma)`
     and the sum is exact. The rounding can move a neighbour's value by up to `sqrt(value.size)` grid steps more (in L2):
     pass the `sensitivity` Δ₂ that `sigma` was calibrated for and σ is raised in proportion to cover it (every
@@ -805,7 +805,7 @@ def from_upper_vec(v, d:int) -> np.ndarray:
 # %% ../nbs/00_privacy.ipynb #cd85fbc1
 @noise_primitive('symmetric_noise', lambda p, sigma, kind, **_: dict(
     kind=kind, value=None, sensitivity=None, norm='l2' if kind == 'gaussian' else 'l1', scale=sigma))
-def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', sampler: str = 'numpy') -> np.ndarray:
+def symmetric_noise(p: int, sigma: float, rng=None, kind: str = 'gaussian', sampler: str = 'safe') -> np.ndarray:
     """Symmetric noise matrix: i.i.d. entries on and above the diagonal (N(0, sigma^2) or Laplace(sigma)), mirrored.
 
     Drawn through `dpnotes.privacy.gaussian_noise` / `laplace_noise` with the named `sampler`. This is noise alone:

@@ -24,7 +24,7 @@ import pandas as pd
 
 import dpnotes.data as _data
 from .data import Column, Dataset, Schema, draft_schema, as_schema, drafted_fields, TableCodec, SCHEMA_HINT, _to_dict, _schema_dtype
-from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace, row_norms, unit_rows, zcdp_epsilon, zcdp_split
+from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace, row_norms, unit_rows, zcdp_epsilon, zcdp_split, noise_tags
 from .dprp import DPRP
 from .gauss import PCAGauss, RONGauss, _draw_released
 from .jl_release import jl_laplace_release, jl_laplace_scale
@@ -398,7 +398,8 @@ def _fit(self:_GaussRelease, E, y, eps, delta, sampler, rng):
             import dask
             cnt = sum(dask.compute(*[dask.delayed(_norm_hist)(part, m, B) for part in X.to_delayed()]))
         else: cnt = _norm_hist(X, m, B)
-        h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
+        with noise_tags(sensitivity=2.0):                  # Δ₁ = 2 under replace-one (declared for the replay audit)
+            h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
         self.norm_probs_ = h / h.sum() if h.sum() > 0 else np.full(B, 1.0 / B)
         self._charge('row norms (route back to units)', 'Laplace mechanism (histogram)', e_norm, 0.0)
     self.model_, self.p_ = est, p

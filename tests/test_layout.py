@@ -16,7 +16,7 @@ MECHANISMS = {'jl_release', 'gauss_steps', 'gauss', 'identity_release', 'dprp', 
 DATA = {'data'}
 FRONT = {'registry', 'release', 'cli', 'plan'}
 REPRODUCTIONS = {'reproduce', 'repro_jl', 'repro_gauss', 'repro_dprp', 'repro_dpsyn'}
-OUTSIDE = {'evaluate', 'audit', 'bench'} | REPRODUCTIONS
+OUTSIDE = {'evaluate', 'audit', 'bench', 'replay'} | REPRODUCTIONS
 PRESENTATION = {'panel'}   # static widget panels for the site: numpy/matplotlib/IPython only
 LAYERS = dict(primitives=PRIMITIVES, results=RESULTS, mechanisms=MECHANISMS, data=DATA, front=FRONT, outside=OUTSIDE,
               presentation=PRESENTATION)
