@@ -308,6 +308,7 @@ def _print_release(r, out: Path, method: str, n_out: int, drafted=()):
     if len(rule): _say(f"\n{rule.iloc[0]['item']}: {rule.iloc[0]['value']} ({rule.iloc[0]['why public']})")
     _say(f"out of domain: {DOMAIN_RULE}")
 
+# %% ../nbs/61_cli.ipynb #a99d0fee
 def _report_kwargs(report, **kw) -> dict:
     "The keyword arguments among `kw` that this version of `dpnotes.evaluate.report` accepts (method, epsilon, delta, ledger)."
     ok = inspect.signature(report).parameters
@@ -402,6 +403,22 @@ def _dry_run(sch, method, epsilon, delta, label, input_rows, opts=None):
     except (ValueError, TypeError) as e: raise BadInput(f"--dry-run: {_one_line(e)}") from None
     _say(p.text())
 
+# %% ../nbs/61_cli.ipynb #848cbf2e
+def _check_release_args(source, out, method, epsilon, delta, seed, rows, sampler, on_dask, dry_run, input_rows,
+                        partition_rows, no_report) -> str:
+    "The command's own arguments, checked before anything is read (public inputs only); returns the sampler."
+    if no_report: raise BadInput(f"--no-report: a retired option (no effect); see the decisions page, {DECISIONS}#no-report")
+    s = _check_numbers(method, epsilon, delta, seed, rows, sampler)
+    if not on_dask and not Path(source).exists() and source.lower() not in SHIPPED:
+        raise BadInput(f"{source}: file not found (or a shipped table name: {', '.join(SHIPPED)})")
+    if out is None and not dry_run: raise BadInput("missing option '-o' / '--out': the released table (CSV) to write")
+    if input_rows is not None and input_rows < 1: raise BadInput(f"--input-rows must be >= 1, got {input_rows}")
+    if on_dask and rows is not None and method == 'dprp':
+        raise BadInput("--rows: on Dask, dprp releases exactly its noisy rows (one per input row); leave --rows out")
+    if partition_rows is not None and (not on_dask or partition_rows < 1):
+        raise BadInput(f"--partition-rows: with --dask only, and >= 1 (got {partition_rows})")
+    return s
+
 # %% ../nbs/61_cli.ipynb #a006beb1
 @_app.command('release')
 def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to release (CSV/TSV/ARFF) or a shipped table: wdbc"),
@@ -429,16 +446,8 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
 
     Example:  dpnotes release wdbc -o wdbc_dp.csv --method suffstat-gauss --epsilon 1
     """
-    if no_report: raise BadInput(f"--no-report: a retired option (no effect); see the decisions page, {DECISIONS}#no-report")
-    s = _check_numbers(method, epsilon, delta, seed, rows, sampler)
-    if not on_dask and not Path(source).exists() and source.lower() not in SHIPPED:
-        raise BadInput(f"{source}: file not found (or a shipped table name: {', '.join(SHIPPED)})")
-    if out is None and not dry_run: raise BadInput("missing option '-o' / '--out': the released table (CSV) to write")
-    if input_rows is not None and input_rows < 1: raise BadInput(f"--input-rows must be >= 1, got {input_rows}")
-    if on_dask and rows is not None and method == 'dprp':
-        raise BadInput("--rows: on Dask, dprp releases exactly its noisy rows (one per input row); leave --rows out")
-    if partition_rows is not None and (not on_dask or partition_rows < 1):
-        raise BadInput(f"--partition-rows: with --dask only, and >= 1 (got {partition_rows})")
+    s = _check_release_args(source, out, method, epsilon, delta, seed, rows, sampler, on_dask, dry_run, input_rows,
+                            partition_rows, no_report)
     if out is not None: _check_out(out, source, ('.csv',))
     sch, label = _release_schema(schema, source, label, method, allow_drafted)
     opts = _check_options(sch, method, epsilon, delta, label, parse_options(options), on_dask)

@@ -126,6 +126,7 @@ class Column:
         if self.missing not in (None, True, False):
             raise ValueError(f"missing must be true, false or absent, got {self.missing!r}")
 
+# %% ../nbs/02_data.ipynb #90cc1e51
 def _cat_key(v):
     "Hashable key of a category value (numpy scalars compare as their Python values)."
     return v.item() if isinstance(v, np.generic) else v
@@ -206,22 +207,26 @@ class Schema:
         both = [s for s in self.skip if s in self.columns]
         if both: raise ValueError(f"skip: column {both[0]!r} is also declared in columns; list it in one place only")
 
-    def reader(self) -> dict:
-        "The reading options (encoding, delimiter, decimal, thousands, format, multiline)."
-        return {k: getattr(self, k) for k in READER_DEFAULTS}
+# %% ../nbs/02_data.ipynb #aa103f21
+@patch
+def reader(self: Schema) -> dict:
+    "The reading options (encoding, delimiter, decimal, thousands, format, multiline)."
+    return {k: getattr(self, k) for k in READER_DEFAULTS}
 
-    def drafted_fields(self) -> list[str]:
-        "Names of the columns whose description was taken from the data (review them before a release)."
-        return [k for k, c in self.columns.items() if c.drafted]
+@patch
+def drafted_fields(self: Schema) -> list[str]:
+    "Names of the columns whose description was taken from the data (review them before a release)."
+    return [k for k, c in self.columns.items() if c.drafted]
 
-    def to_dict(self) -> dict:
-        "The JSON form (`dpnotes_schema` version, label, reading options other than the defaults, columns; a note when something is drafted)."
-        d = {'dpnotes_schema': SCHEMA_VERSION, 'label': self.label}
-        d.update({k: v for k, v in self.reader().items() if v != READER_DEFAULTS[k]})
-        if self.skip: d['skip'] = list(self.skip)
-        d['columns'] = {k: c.to_dict() for k, c in self.columns.items()}
-        if self.drafted_fields(): d['note'] = DRAFTED_NOTE
-        return d
+@patch
+def to_dict(self: Schema) -> dict:
+    "The JSON form (`dpnotes_schema` version, label, reading options other than the defaults, columns; a note when something is drafted)."
+    d = {'dpnotes_schema': SCHEMA_VERSION, 'label': self.label}
+    d.update({k: v for k, v in self.reader().items() if v != READER_DEFAULTS[k]})
+    if self.skip: d['skip'] = list(self.skip)
+    d['columns'] = {k: c.to_dict() for k, c in self.columns.items()}
+    if self.drafted_fields(): d['note'] = DRAFTED_NOTE
+    return d
 
 # %% ../nbs/02_data.ipynb #672fcaba
 @patch(cls_method=True)
@@ -1190,6 +1195,7 @@ def _scan(line: str, sep: str, quotes: str, row: list, buf):
         if s < 0: return row, None
         i = s + 1
 
+# %% ../nbs/02_data.ipynb #b0fcac06
 def _records(lines, sep: str, quotes: str, multiline: bool = False) -> tuple:
     """(records as lists of text fields, index of each record's first line): every line is one record; with
     `multiline`, a line ending inside quotes continues into the next (a line break kept in the field)."""
@@ -1226,6 +1232,7 @@ def _trimmed(header: list, schema) -> list:
     while header and header[-1] == '' and '' not in schema.columns: header = header[:-1]
     return header
 
+# %% ../nbs/02_data.ipynb #26087947
 def _file_cells(source, schema, sep=None, encoding=None) -> tuple:
     """(header, records, first line of each record (1-based), where, undecodable?) of a file, by public inputs alone:
     the format from the file name (or the schema's `format`), the text by the schema's encoding, the delimiter from the
@@ -1412,6 +1419,7 @@ def _shown(v: str) -> str:
 def _lines_list(lines) -> str:
     return ', '.join(map(str, lines[:10])) + (' …' if len(lines) > 10 else '')
 
+# %% ../nbs/02_data.ipynb #d87c4140
 def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
                 schema, # the public `Schema` (or its dict / JSON path)
                 missing=None, # cell values read as missing; default ('?', '', 'NA')
@@ -1484,6 +1492,7 @@ def _open_bytes(path: str):
     "The file's bytes, gunzipped when its name ends in .gz (a forward seek then decompresses up to the offset)."
     return gzip.open(path, 'rb') if path.lower().endswith('.gz') else open(path, 'rb')
 
+# %% ../nbs/02_data.ipynb #b32a1b38
 def _csv_part(path: str, a: int, b: int, sep: str, header: list, schema, first: int, order: list) -> pd.DataFrame:
     "The records between byte offsets a and b of a CSV file as text cells, one row per record (the rule of `read_by_schema`)."
     with _open_bytes(path) as f: f.seek(a); data = f.read(b - a)

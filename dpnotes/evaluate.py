@@ -554,6 +554,7 @@ def _marginal_panel(ax, a: pd.Series, b: pd.Series, name: str, legend: bool = Fa
     ax.set_title(str(name)[:28], fontsize=8); ax.tick_params(labelsize=7)
     if legend: ax.legend(fontsize=7)
 
+# %% ../nbs/03_evaluate.ipynb #40fd663f
 def _missing_panel(ax, cols: pd.DataFrame):
     "Missing rate per column, real against released (the per-column table's `missing_real`, `missing_released`)."
     x = np.arange(len(cols))
@@ -638,6 +639,21 @@ def _sample_rows(df: pd.DataFrame, m: int, g) -> pd.DataFrame:
     "`df` itself when it has at most `m` rows, else `m` of its rows drawn without replacement by `g` (in table order)."
     return df if len(df) <= m else df.iloc[np.sort(g.choice(len(df), m, replace=False))].reset_index(drop=True)
 
+# %% ../nbs/03_evaluate.ipynb #177bdfa2
+def _report_tstr(real, released, label, real_test, test_size, model, g, model_rows, notes) -> list:
+    "The report's TSTR rows: a seeded hold-out of `real` (or `real_test`), models on seeded samples; notes appended."
+    if real_test is None:
+        train, test = train_test_split(real, test_size=test_size, random_state=int(g.integers(2**31 - 1)),
+                                       stratify=real[label] if real[label].value_counts().min() >= 2 else None)
+        notes.append(HOLDOUT_NOTE.format(share=test_size))
+    else:
+        _check_tables(real_test, released, label); train, test = real, real_test
+    gm = np.random.default_rng(REPORT_SEED + 1)            # the samples' own fixed seed: `g`'s draws stay as they were
+    if max(len(train), len(released), len(test)) > model_rows:
+        notes.append(f"Models trained and scored on seeded samples of at most {model_rows:,} rows of each table.")
+    return _tstr_rows(*(_sample_rows(t, model_rows, gm) for t in (train, released, test)), label, model, g)
+
+# %% ../nbs/03_evaluate.ipynb #f21ba6d6
 def report(real: pd.DataFrame, # the real table (original columns), or its training part when `real_test` is given
            released: pd.DataFrame, # the released table, same columns and units
            label: str | None = None, # label column: adds train-on-released / test-on-real scores
@@ -659,17 +675,7 @@ def report(real: pd.DataFrame, # the real table (original columns), or its train
     plot_rows, model_rows = check_int(plot_rows, 'plot_rows'), check_int(model_rows, 'model_rows')
     g = as_rng(REPORT_SEED if rng is None else rng)
     notes, rows = [], []
-    if label is not None:
-        if real_test is None:
-            train, test = train_test_split(real, test_size=test_size, random_state=int(g.integers(2**31 - 1)),
-                                           stratify=real[label] if real[label].value_counts().min() >= 2 else None)
-            notes.append(HOLDOUT_NOTE.format(share=test_size))
-        else:
-            _check_tables(real_test, released, label); train, test = real, real_test
-        gm = np.random.default_rng(REPORT_SEED + 1)            # the samples' own fixed seed: `g`'s draws stay as they were
-        if max(len(train), len(released), len(test)) > model_rows:
-            notes.append(f"Models trained and scored on seeded samples of at most {model_rows:,} rows of each table.")
-        rows += _tstr_rows(*(_sample_rows(t, model_rows, gm) for t in (train, released, test)), label, model, g)
+    if label is not None: rows += _report_tstr(real, released, label, real_test, test_size, model, g, model_rows, notes)
     cols = marginal_distances(real, released, bins, schema)    # against the rows the release was made from
     Cr, Cs, cd = correlation_difference(real, released, schema=schema)
     gap = (cols['missing_real'] - cols['missing_released']).abs()
