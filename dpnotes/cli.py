@@ -247,7 +247,8 @@ def _check_options(sch, method, epsilon, delta, label, opts, on_dask: bool = Fal
     if opts:
         from dpnotes.plan import plan_ledger
         try: plan_ledger(sch, method, epsilon, 1e-5 if delta is None else delta, label, **opts)
-        except Exception as e: raise BadInput(f"--option: {_one_line(e)}") from None   # the public stand-in: any error is public
+        # the public stand-in: any error is public
+        except Exception as e: raise BadInput(f"--option: {_one_line(e)}") from None
     return opts
 
 # %% ../nbs/61_cli.ipynb #1b00aa96
@@ -265,7 +266,8 @@ def _read_private_dask(source: str, sch, method: str, partition_rows=None):
     "A table larger than memory (CSV or Parquet path or glob) as a Dask DataFrame typed by the schema alone."
     ok = [m for m, c in METHODS.items() if c.supports_dask]
     if method not in ok: raise BadInput(f"--dask: method {method!r} does not run on Dask; methods that do: {', '.join(ok)}")
-    try: return read_by_schema_dask(source, sch, **({} if partition_rows is None else {'partition_rows': partition_rows}))
+    try: return read_by_schema_dask(source, sch,
+                                    **({} if partition_rows is None else {'partition_rows': partition_rows}))
     except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e: raise BadInput(_one_line(e)) from None
 
 WITHHELD = ("the release stopped on this table; the reason is withheld because it could depend on the private rows — "
@@ -436,7 +438,8 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
                 dry_run: bool = typer.Option(False, '--dry-run', help='read no data: print the ledger, every noise scale and a forecast'),
                 input_rows: int = typer.Option(None, '--input-rows', help="with --dry-run: a public estimate of the input's rows"),
                 on_dask: bool = typer.Option(False, '--dask', help='IN larger than memory: a CSV/Parquet path or glob, released on Dask'),
-                partition_rows: int = typer.Option(None, '--partition-rows', help='with --dask: records per partition (public; default 200,000)'),
+                partition_rows: int = typer.Option(None, '--partition-rows',
+                                                   help='with --dask: records per partition (public; default 200,000)'),
                 options: list[str] = typer.Option(None, '--option', help="KEY=VALUE, repeatable: a parameter of the method (`dpnotes methods`) or calibrate"),
                 no_report: bool = typer.Option(False, '--no-report', hidden=True, help='retired (it had no effect)')):
     """Release a table with a DP method; print the privacy ledger and the public rules. Nothing computed from the real

@@ -221,8 +221,10 @@ class CopulaGauss:
                  range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
                  range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
                  scale_share:float=0.1,      # share of ρ for the scale ranges of the binned columns (`_scale_ranges`; 0: none)
-                 complete=(),                # columns declared (publicly) to have no missing cells: no missing state (also a spec's 'missing': False)
-                 missing='threshold',        # 'threshold': a missing state keeps its mass only above `missing_threshold`; True: always kept
+                 # columns declared (publicly) to have no missing cells: no missing state (also a spec's 'missing': False)
+                 complete=(),
+                 # 'threshold': a missing state keeps its mass only above `missing_threshold`; True: always kept
+                 missing='threshold',
                  atoms='threshold',          # binned columns also get states exactly on their bounds (public), kept only above `atom_threshold`; 'merge': a weak atom's mass goes to its neighbouring bin; True: always kept; False: none
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler ('safe': the float-safe discrete Gaussian)
@@ -241,7 +243,8 @@ def _check_shares(self:CopulaGauss):
     ε, δ, the shares and the number of columns), naming the parameter, instead of failing later inside the fit."""
     rho, d = zcdp_rho(self.epsilon, self.delta), max(len(self.columns), 1)
     parts = {'split': self.split * (1 - self.scale_share)}
-    if self.dependence != 'independent': parts['sums_share'] = (1 - self.split) * min(self.sums_share, 1 - self.sums_share)
+    if self.dependence != 'independent': parts['sums_share'] = (1 - self.split) * min(self.sums_share,
+                                                                                      1 - self.sums_share)
     for name, share in parts.items():
         if not math.sqrt(d / (share * rho)) <= _SIGMA_MAX:
             raise ValueError(f"{name}: a share this small gives noise of standard deviation above 2^52 at ε = "

@@ -1419,6 +1419,26 @@ def _shown(v: str) -> str:
 def _lines_list(lines) -> str:
     return ', '.join(map(str, lines[:10])) + (' …' if len(lines) > 10 else '')
 
+# %% ../nbs/02_data.ipynb #af94d441
+def _structure_findings(header, recs, first, schema) -> list:
+    "The file's structural findings for `check_table`: ragged or blank records, columns missing from file or schema."
+    k, out = len(header), []
+    more = [f for f, r in zip(first, recs) if len(r) > k and ''.join(r[k:]).strip()]   # not a spreadsheet's empty tail
+    fewer = [f for f, r in zip(first, recs) if len(r) < k]
+    blank = [f for f, r in zip(first, recs) if not ''.join(r).strip()]
+    if more: out.append(('(file)', f'lines with more than {k} fields', len(more), _lines_list(more),
+                         'extra fields dropped'))
+    if fewer: out.append(('(file)', f'lines with fewer than {k} fields', len(fewer), _lines_list(fewer),
+                          'absent fields read as missing'))
+    if blank: out.append(('(file)', 'records with every cell blank', len(blank), _lines_list(blank),
+                          'a row of missing cells'))
+    for h in header:
+        if h not in schema.columns and h not in schema.skip:
+            out.append((h, 'column not in the schema', 1, '', 'release refuses the file'))
+    for c in schema.columns:
+        if c not in header: out.append((c, 'schema column not in the file', 1, '', 'release refuses the file'))
+    return out
+
 # %% ../nbs/02_data.ipynb #d87c4140
 def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
                 schema, # the public `Schema` (or its dict / JSON path)
@@ -1431,18 +1451,7 @@ def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
     schema = _as_schema(schema)
     missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
     header, recs, first, where, lost = _file_cells(source, schema, sep, encoding)
-    k, out = len(header), []
-    more = [f for f, r in zip(first, recs) if len(r) > k and ''.join(r[k:]).strip()]   # not a spreadsheet's empty tail
-    fewer = [f for f, r in zip(first, recs) if len(r) < k]
-    blank = [f for f, r in zip(first, recs) if not ''.join(r).strip()]
-    if more: out.append(('(file)', f'lines with more than {k} fields', len(more), _lines_list(more), 'extra fields dropped'))
-    if fewer: out.append(('(file)', f'lines with fewer than {k} fields', len(fewer), _lines_list(fewer), 'absent fields read as missing'))
-    if blank: out.append(('(file)', 'records with every cell blank', len(blank), _lines_list(blank), 'a row of missing cells'))
-    for h in header:
-        if h not in schema.columns and h not in schema.skip:
-            out.append((h, 'column not in the schema', 1, '', 'release refuses the file'))
-    for c in schema.columns:
-        if c not in header: out.append((c, 'schema column not in the file', 1, '', 'release refuses the file'))
+    out = _structure_findings(header, recs, first, schema)
     raw = _cells_frame(header, recs, False, text=False)
     enc = encoding or schema.encoding
     for j, h in enumerate(header):
@@ -1450,7 +1459,8 @@ def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
         col, cells = schema.columns[h], raw.iloc[:, j].fillna('').astype(object)
         bad = cells.map(lambda v: lost and _LOST.search(v) is not None).astype(bool)
         if bad.any():
-            out.append((h, f'not decodable as {enc}', int(bad.sum()), _examples(cells[bad].map(_shown)), 'read as missing'))
+            out.append((h, f'not decodable as {enc}', int(bad.sum()), _examples(cells[bad].map(_shown)),
+                        'read as missing'))
             cells = cells.where(~bad, '')
         cells = cells.astype(str)
         if col.kind == 'categorical': out += _category_findings(h, cells, col, missing, label=h == schema.label)
@@ -1570,7 +1580,8 @@ def as_schema(schema) -> Schema:
     for name, c in schema['columns'].items():                       # one column at a time, so errors can name it
         try: Column(**c)
         except (TypeError, ValueError) as e: raise ValueError(f"schema: column {name!r}: {e}") from None
-    try: schema = Schema.from_dict({'dpnotes_schema': 1, **schema})    # a fresh copy: the caller's schema is never modified
+    # a fresh copy: the caller's schema is never modified
+    try: schema = Schema.from_dict({'dpnotes_schema': 1, **schema})
     except (TypeError, ValueError) as e: raise ValueError(f"schema: {e}") from None
     for name, c in schema.columns.items():
         if c.kind in ('numeric', 'integer'):
@@ -1599,7 +1610,8 @@ class TableCodec:
         missing = [c for c in columns if c not in schema.columns]
         if missing: raise ValueError(f"column {missing[0]!r} is not in the schema (columns missing from it: {missing[:5]})")
         present = set(columns)
-        self.order = [c for c in schema.columns if c in present]   # output column order: the schema's, never the input's
+        # output column order: the schema's, never the input's
+        self.order = [c for c in schema.columns if c in present]
         self.features = [c for c in self.order if c != label]
         if label is not None and schema.columns[label].kind != 'categorical':
             raise ValueError(f"label {label!r}: the schema must declare it categorical with the public list of classes")
@@ -1685,7 +1697,8 @@ def sanitize(self:TableCodec, df) -> pd.DataFrame:
     for c in self.order:
         col = self.schema.columns[c]
         if col.kind == 'categorical':
-            idx = _label_index(df[c], col) if c == self.label else _category_codes(df[c].to_numpy(dtype=object), col.categories)
+            idx = _label_index(df[c], col) if c == self.label else _category_codes(df[c].to_numpy(dtype=object),
+                                                                                   col.categories)
             out[c] = pd.Categorical.from_codes(idx, dtype=_schema_dtype(col))
         else: out[c] = _in_domain(df[c], col)
     return pd.DataFrame(out, index=pd.RangeIndex(len(df)))

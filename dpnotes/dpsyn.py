@@ -386,7 +386,8 @@ class DPSyn:
                  bounds_share:float=0.1, # share of epsilon for bounds='private'
                  bounds_tail:float=0.02, # quantile of the private lower bound (upper: 1 - bounds_tail)
                  sampler:str='safe', # noise sampler for every Gaussian draw (counts, DP-SGD, DP-EM)
-                 neighbours:str|None=None, # 'replace-one' or 'add-remove' (the paper); None: 'add-remove' if published else 'replace-one'
+                 # 'replace-one' or 'add-remove' (the paper); None: 'add-remove' if published else 'replace-one'
+                 neighbours:str|None=None,
                 ):
         self.epsilon, self.delta, self.count_share, self.latent_dim, self.hidden = epsilon, delta, count_share, latent_dim, hidden
         self.clip, self.noise_multiplier, self.batch_size, self.lr, self.max_steps = clip, noise_multiplier, batch_size, lr, max_steps

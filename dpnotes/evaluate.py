@@ -407,7 +407,8 @@ def _check_tables(real, released, label):
     if label is not None and label not in real.columns: raise ValueError(f"label: column {label!r} is not in the tables")
 
 # %% ../nbs/03_evaluate.ipynb #r3800001
-REPORT_SEED = 0           # the report's split and model seed when rng=None: an evaluation seed (the report is NOT private)
+# the report's split and model seed when rng=None: an evaluation seed (the report is NOT private)
+REPORT_SEED = 0
 CHUNK_ROWS = 100_000      # rows per chunk of the exact per-column statistics
 PLOT_ROWS = 20_000        # rows of each table the figure is drawn from (a seeded sample; the statistics use every row)
 MODEL_ROWS = 100_000      # rows of each table the classifiers are trained and scored on (a seeded sample above it)
@@ -558,7 +559,8 @@ def _marginal_panel(ax, a: pd.Series, b: pd.Series, name: str, legend: bool = Fa
 def _missing_panel(ax, cols: pd.DataFrame):
     "Missing rate per column, real against released (the per-column table's `missing_real`, `missing_released`)."
     x = np.arange(len(cols))
-    ax.bar(x - 0.2, cols['missing_real'], 0.4, label='real'); ax.bar(x + 0.2, cols['missing_released'], 0.4, label='released')
+    ax.bar(x - 0.2, cols['missing_real'], 0.4, label='real'); ax.bar(x + 0.2, cols['missing_released'], 0.4,
+                                                                     label='released')
     ax.set_xticks(x, [_tick(c) for c in cols['column']], fontsize=7, rotation=90)
     ax.set_title('missing rate per column', fontsize=8); ax.tick_params(labelsize=7); ax.legend(fontsize=7)
 
@@ -659,7 +661,8 @@ def report(real: pd.DataFrame, # the real table (original columns), or its train
            label: str | None = None, # label column: adds train-on-released / test-on-real scores
            real_test: pd.DataFrame | None = None, # real rows the release never saw; None: hold out `test_size` of `real`
            test_size: float = 0.3, model='rf',
-           rng=None, # None: the fixed evaluation seed `REPORT_SEED` (two reports of one table agree); an int or Generator otherwise
+           # None: the fixed evaluation seed `REPORT_SEED` (two reports of one table agree); an int or Generator otherwise
+           rng=None,
            bins: int = 10,
            *, method: str | None = None, # the release method, named in the title
            epsilon: float | None = None, delta: float | None = None, # the release's budget, named in the title

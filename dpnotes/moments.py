@@ -160,7 +160,8 @@ _BACKEND = ['auto']   # 'auto' (numba when installed), 'numba' or 'numpy': the s
 @contextlib.contextmanager
 def use_backend(name:str):
     "Within the block, the statistics are computed by 'numba', 'numpy' or 'auto' (numba when installed): same integers."
-    if name not in ('auto', 'numba', 'numpy'): raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {name!r}")
+    if name not in ('auto', 'numba',
+                    'numpy'): raise ValueError(f"backend must be 'auto', 'numba' or 'numpy', got {name!r}")
     if name == 'numba' and not have_numba(): raise ImportError('numba is not installed: pip install "dpnotes[fast]"')
     old, _BACKEND[0] = _BACKEND[0], name
     try: yield
@@ -169,7 +170,6 @@ def use_backend(name:str):
 def _compiled() -> bool:
     "True when the statistics should run through the compiled kernel now."
     return _BACKEND[0] == 'numba' or (_BACKEND[0] == 'auto' and have_numba())
-
 
 # %% ../nbs/05_moments.ipynb #a9c708ca
 def _pw_program(n:int) -> np.ndarray:

@@ -213,7 +213,8 @@ def noise_primitive(name:str, info):
     return deco
 
 # %% ../nbs/00_privacy.ipynb #71c17a2a
-@noise_primitive('laplace_noise', lambda scale, **_: dict(kind='laplace', value=None, sensitivity=None, norm='l1', scale=scale))
+@noise_primitive('laplace_noise', lambda scale, **_: dict(kind='laplace', value=None, sensitivity=None,
+                                                          norm='l1', scale=scale))
 def laplace_noise(scale:float, size=None, rng=None, sampler:str='safe') -> np.ndarray:
     """I.i.d. Laplace(0, `scale`) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -222,7 +223,8 @@ def laplace_noise(scale:float, size=None, rng=None, sampler:str='safe') -> np.nd
     return np.asarray(SAMPLERS[check_sampler(sampler)][0](b, size, as_rng(rng)), dtype=float)
 
 # %% ../nbs/00_privacy.ipynb #f647afe1
-@noise_primitive('gaussian_noise', lambda sigma, **_: dict(kind='gaussian', value=None, sensitivity=None, norm='l2', scale=sigma))
+@noise_primitive('gaussian_noise', lambda sigma, **_: dict(kind='gaussian', value=None, sensitivity=None,
+                                                           norm='l2', scale=sigma))
 def gaussian_noise(sigma:float, size=None, rng=None, sampler:str='safe') -> np.ndarray:
     """I.i.d. N(0, `sigma`²) noise of shape `size`, drawn by the named `sampler` (see `SAMPLERS`).
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
@@ -305,7 +307,8 @@ def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='an
 # %% ../nbs/00_privacy.ipynb #c88af578
 @noise_primitive('gaussian_mech', lambda value, sensitivity, epsilon, delta, method, **_: dict(
     kind='gaussian', value=value, sensitivity=sensitivity, norm='l2', scale=gaussian_sigma(sensitivity, epsilon, delta, method)))
-def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic', sampler:str='safe') -> np.ndarray:
+def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic',
+                  sampler:str='safe') -> np.ndarray:
     """Release `value` plus i.i.d. $N(0,\\sigma^2)$ noise on every entry, $\\sigma$ = `gaussian_sigma(Δ₂, ε, δ, method)`.
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default).
     `sampler='safe'` rounds `value` to a grid and adds discrete Gaussian noise (see "Floating-point noise" below)."""

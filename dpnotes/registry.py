@@ -59,9 +59,12 @@ class Method:
     private = True                 # end-to-end DP as registered (False: a paper-faithful variant kept for comparison)
     uses_delta = True              # spends delta > 0
     uses_labels = True             # releases the label column
-    keeps_missing = False          # releases missing cells as a state of their own (then integer columns are nullable Int64)
-    supports_dask = False          # accepts a Dask DataFrame (statistics by exact reductions, rows sampled on the workers)
-    composes_in_rho = False        # every charge of its fit is a Gaussian mechanism accounted in ρ (`calibrate` then shares ρ)
+    # releases missing cells as a state of their own (then integer columns are nullable Int64)
+    keeps_missing = False
+    # accepts a Dask DataFrame (statistics by exact reductions, rows sampled on the workers)
+    supports_dask = False
+    # every charge of its fit is a Gaussian mechanism accounted in ρ (`calibrate` then shares ρ)
+    composes_in_rho = False
     released_attributes = ('ledger_',)
     public_attributes = ('classes_', 'n_', 'n_features_in_', 'delta_', 'codec_', 'public_')
 
@@ -85,7 +88,8 @@ Method._check_params = lambda self: None
 def _frame_of(data, label=None):
     "(DataFrame, label name, schema carried by the data or None) from a DataFrame or a `Dataset`; never modifies `data`."
     if isinstance(data, pd.DataFrame): return data, label, None
-    if isinstance(data, Dataset):                                   # original columns and label values when read by read_table
+    # original columns and label values when read by read_table
+    if isinstance(data, Dataset):
         X = data.raw if isinstance(data.raw, pd.DataFrame) else data.X
         lab = label or data.label_name or (data.y.name if data.y.name is not None else 'label')
         df = X.copy(); df[lab] = data.decode_labels(data.y.to_numpy())
@@ -120,7 +124,8 @@ def _label_schema(self, schema, label):
             if cats is not None and [str(c) for c in cats] != [str(c) for c in classes]:
                 raise ValueError(f"classes={classes} differs from the schema's categories {list(cats)} for label {label!r}")
             d = _to_dict(schema)
-            schema = Schema.from_dict({**d, 'columns': {**d['columns'], label: {'kind': 'categorical', 'categories': classes}}})
+            schema = Schema.from_dict({**d, 'columns': {**d['columns'], label: {'kind': 'categorical',
+                                                                                'categories': classes}}})
         if len(schema.columns[label].categories) < 2:
             raise ValueError(f"classes: a label needs at least two public classes, got {list(schema.columns[label].categories)}")
     elif self.uses_labels and self.classes is not None: raise ValueError("classes was given but no label column: pass label=")
@@ -138,7 +143,8 @@ def _method_prepare(self, data, label=None):
     "Checks of the public inputs; returns (encoded rows E, label codes or None, n)."
     on_dask = is_dask(data)
     if on_dask: _check_dask_input(self, data)
-    df, label, carried = (data._meta, label, None) if on_dask else _frame_of(data, label)   # a Dask frame: its empty metadata
+    # a Dask frame: its empty metadata
+    df, label, carried = (data._meta, label, None) if on_dask else _frame_of(data, label)
     schema = as_schema(self.schema if self.schema is not None else carried)
     label = label if label is not None else schema.label
     dup = sorted({str(c) for c in df.columns[df.columns.duplicated()]})
@@ -174,7 +180,8 @@ def _method_close_ledger(self, eps):
         r = L['rho'].astype(float)
         if not (r > 0).all(): raise RuntimeError(f"{self.name}: a step composed in ρ has no ρ in the ledger — please report this bug")
         e = zcdp_epsilon(r.sum(), self.delta_)
-        L['epsilon'], L['delta'] = e * r / r.sum(), self.delta_ * r / r.sum()   # each step's part, in proportion to its ρ
+        # each step's part, in proportion to its ρ
+        L['epsilon'], L['delta'] = e * r / r.sum(), self.delta_ * r / r.sum()
     else: L = L.drop(columns='rho')
     L['share'] = L['epsilon'] / eps
     e, d = L['epsilon'].sum(), L['delta'].sum()
@@ -184,7 +191,6 @@ def _method_close_ledger(self, eps):
     self.ledger_ = L
 
 Method._charge, Method._close_ledger = _method_charge, _method_close_ledger
-
 
 # %% ../nbs/58_registry.ipynb #5cd6bb7a
 from .copula import CopulaGauss as _CopulaGauss, _decode_column, check_atoms
@@ -257,7 +263,8 @@ def fit(self:Method, data, label=None, allow_drafted: bool = False):
         raise ValueError(f"method {self.name!r} needs a label: pass label= (a categorical column of the schema) or set schema.label")
     self._charges = []
     root = as_rng(self.rng)
-    fit_rng, self._rng_ = _stream(root), _stream(root)      # the fit's noise and the sampling draw from unrelated streams
+    # the fit's noise and the sampling draw from unrelated streams
+    fit_rng, self._rng_ = _stream(root), _stream(root)
     s = float(getattr(self, '_calibrate', 0.0) or 0.0)         # share for marginal calibration (0: none)
     (e_c, d_c), (e_m, d_m) = self._budget_parts(eps, s)
     if s: self._calibration_fit(E, y, e_c, d_c, sampler, _stream(root))
@@ -269,15 +276,18 @@ def fit(self:Method, data, label=None, allow_drafted: bool = False):
 @patch
 def sample(self:Method, n: int | None = None) -> pd.DataFrame:
     "A released table of `n` rows (default: as many as the input, public under replace-one). Post-processing only."
-    if not hasattr(self, 'ledger_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
+    if not hasattr(self,
+                   'ledger_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
     n = self.n_ if n is None else check_int(n, 'n')
-    rng = getattr(self, '_rng_', None) or as_rng(None)      # a model taken from a `Release` has no stream: fresh entropy
+    # a model taken from a `Release` has no stream: fresh entropy
+    rng = getattr(self, '_rng_', None) or as_rng(None)
     if getattr(self, '_on_dask', False): return self._sample_dask(n, rng)
     Z, y = self._sample(n, rng)
     if self.original_units: return self._calibrated(self.codec_.decode(Z, y), rng)
     out = pd.DataFrame(Z, columns=[f'{self._prefix}{j}' for j in range(Z.shape[1])])
     lab = self.codec_.label
-    if y is not None and lab is not None: out[lab] = pd.Categorical.from_codes(np.asarray(y, dtype=np.int64), dtype=self.codec_.dtypes[lab])
+    if y is not None and lab is not None: out[lab] = pd.Categorical.from_codes(np.asarray(y, dtype=np.int64),
+                                                                               dtype=self.codec_.dtypes[lab])
     return out
 
 Method._needs_labels = lambda self: False
@@ -295,7 +305,8 @@ class DPRPRelease(Method):
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
                  sampler: str = 'safe',
-                 k1=default_of(DPRP, 'k1'), # projection dimension: an int (public) or 'auto' (exponential mechanism, charged)
+                 # projection dimension: an int (public) or 'auto' (exponential mechanism, charged)
+                 k1=default_of(DPRP, 'k1'),
                  k2=default_of(DPRP, 'k2'), # kept eigenvectors: int, or fraction of the encoded width
                  split=default_of(DPRP, 'split'), # ε shares of P′, of V′ and of the choice of k1
                 ):
@@ -321,7 +332,8 @@ def _fit(self:DPRPRelease, E, y, eps, delta, sampler, rng):
     m = DPRP(eps, delta, **kw)
     out = m.fit_release(E, y)
     self.rows_, self.labels_ = out if y is not None else (out, None)
-    if is_dask(self.rows_):           # computed once and kept: the graph then holds the noisy rows, never the input or a seed
+    # computed once and kept: the graph then holds the noisy rows, never the input or a seed
+    if is_dask(self.rows_):
         rows = self.rows_ if self.labels_ is None else self.rows_.assign(**{_LABEL: self.labels_})
         rows = rows.persist()
         self.rows_ = rows[[c for c in rows.columns if c != _LABEL]]
@@ -365,7 +377,8 @@ class _GaussRelease(Method):
         if self.p is not None: check_int(self.p, 'p')
         for nm in ('norm_share', 'count_share'):
             v = getattr(self, nm)
-            if not (isinstance(v, numbers.Real) and 0 < v < 0.5): raise ValueError(f"{nm} must lie in (0, 0.5), got {v!r}")
+            if not (isinstance(v,
+                               numbers.Real) and 0 < v < 0.5): raise ValueError(f"{nm} must lie in (0, 0.5), got {v!r}")
         check_int(self.norm_bins, 'norm_bins', minimum=2)
 
     def _extra(self): return {}
@@ -386,7 +399,8 @@ def _fit(self:_GaussRelease, E, y, eps, delta, sampler, rng):
         kw['class_sizes'] = 'public' if self._published else 'private'
         if not self._published: kw['count_share'] = self.count_share
     est = self._cls(p, eps - e_norm, **self._extra(), **kw).fit(X, y)
-    names = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes', 'label_mean': 'label mean'}
+    names = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes',
+             'label_mean': 'label mean'}
     for step, e in est.budget_.items():
         if e > 0:
             par = ' (all classes jointly)' if task == 'classification' and step in ('mu', 'cov') else ''
@@ -446,7 +460,8 @@ def _gauss_release_part(spec) -> pd.DataFrame:
     s, seq, size, start, probs, codec = spec
     g = np.random.default_rng(seq)
     V, y = _draw_released(s, size, g)
-    out = codec.decode(_to_units(np.asarray(V, dtype=float), probs, g), None if y is None else np.asarray(y).astype(np.int64))
+    out = codec.decode(_to_units(np.asarray(V, dtype=float), probs, g),
+                       None if y is None else np.asarray(y).astype(np.int64))
     out.index = pd.RangeIndex(start, start + size)
     return out
 
@@ -542,12 +557,14 @@ class DPSynRelease(Method):
         kw = dict(count_share=self.count_share, latent_dim=self.latent_dim, hidden=tuple(self.hidden), max_steps=self.max_steps,
                   n_components=self.n_components, em_iters=self.em_iters, bounds=(0.0, 1.0), published=self._published,
                   rng=rng, progress=False)
-        kw.update(classes=list(range(len(self.classes_))), class_sizes='public' if self._published else 'private', sampler=sampler)
+        kw.update(classes=list(range(len(self.classes_))),
+                  class_sizes='public' if self._published else 'private', sampler=sampler)
         m = DPSyn(eps, delta, **kw).fit(E, y)
         for step, e, d in m.budget_.ledger.itertuples(index=False):
             if step == 'reserved for groups':
                 step = f'per-label auto-encoder (DP-SGD) + DP-EM, parallel over {len(self.classes_)} labels'
-            self._charge(step.replace('reserved for counts', 'class sizes'), 'Gaussian mechanisms (RDP-accounted)', e, d)
+            self._charge(step.replace('reserved for counts', 'class sizes'),
+                         'Gaussian mechanisms (RDP-accounted)', e, d)
         self.model_ = m
 
     def _sample(self, n, rng):
@@ -625,6 +642,7 @@ from .copula import CopulaGauss
 
 _CG = partial(default_of, CopulaGauss)
 
+# %% ../nbs/58_registry.ipynb #f31603f8
 class CopulaRelease(Method):
     "DP marginals (noisy histograms on the schema's states, missing as a state) + a Gaussian copula, on the caller's own columns."
     name, system, paper = 'copula-gauss', 'DP marginals + Gaussian copula', 'dpnotes (after Li, Xiong & Jiang 2014)'
@@ -651,14 +669,17 @@ class CopulaRelease(Method):
 
     def _fit(self, E, y, eps, delta, sampler, rng):
         df, self._frame = self._frame, None                  # the private frame is dropped before anything is returned
-        c = self.codec_; sch = c.schema.columns; df = c.sanitize(df)   # the public rule: nothing about the data is refused
+        # the public rule: nothing about the data is refused
+        c = self.codec_; sch = c.schema.columns; df = c.sanitize(df)
         cols = {k: _copula_spec(sch[k], k in set(self.complete)) for k in c.order}
-        df = _fill_declared(df, cols)                         # a declared-complete column's missing cell: a public value
+        # a declared-complete column's missing cell: a public value
+        df = _fill_declared(df, cols)
         m = CopulaGauss(cols, eps, delta, label=c.label, dependence=self.dependence, split=self.split, bins=self.bins,
                         clip_factor=self.clip_factor, sums_share=self.sums_share, shrink=self.shrink,
                         scale_share=self.scale_share, atoms=self.atoms, missing=self.missing, rng=rng, sampler=sampler).fit(df)
         assert m.budget_['ranges_epsilon'] == 0        # no private ranges through the front door (retired: range_share)
-        self._charge(f'histograms + copula second moments (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)', eps, delta)
+        self._charge(f'histograms + copula second moments (ρ-zCDP, ρ = {m.rho_:.4g})',
+                     'Gaussian mechanism (zCDP)', eps, delta)
         self.model_ = m
 
 # %% ../nbs/58_registry.ipynb #328e22bc

@@ -55,7 +55,8 @@ class Tape:
         if i >= len(ref) or ref[i].name != name or ref[i].output.shape != np.shape(out):
             self.mismatch.append(i); return out                 # the runs took different paths: nothing to force
         f = ref[i].output
-        return type(out)(f) if isinstance(out, (float, np.generic)) else np.asarray(f, dtype=np.asarray(out).dtype).copy()
+        return type(out)(f) if isinstance(out, (float, np.generic)) else np.asarray(f,
+                                                                                    dtype=np.asarray(out).dtype).copy()
     def public(self, name, value): self.publics.append((name, value))
 
 # %% ../nbs/07_replay.ipynb #13516207
@@ -98,7 +99,8 @@ def differences(a, b, path:str='result', depth:int=0, seen=None) -> list:
         if len(a) != len(b): return [f'{path} (length)']
         return [p for i, (x, y) in enumerate(zip(a, b)) for p in differences(x, y, f'{path}[{i}]', depth + 1, seen)]
     if isinstance(a, float): return [] if a == b or (math.isnan(a) and math.isnan(b)) else [path]
-    if hasattr(a, '__dict__') and not isinstance(a, type) and type(a).__module__.split('.')[0] in ('dpnotes', '__main__'):
+    if hasattr(a, '__dict__') and not isinstance(a, type) and type(a).__module__.split('.')[0] in ('dpnotes',
+                                                                                                   '__main__'):
         if id(a) in seen: return []
         seen.add(id(a))
         va, vb = vars(a), vars(b)
@@ -129,7 +131,8 @@ def call_table(t1:Tape, t2:Tape) -> pd.DataFrame:
     for c1, c2 in zip(t1.calls, t2.calls):
         ok = c1.value is not None and c2.value is not None and c1.value.shape == c2.value.shape
         rows.append(dict(name=c1.name, kind=c1.kind, norm=c1.norm, declared=c1.sensitivity, scale=c1.scale, bare=c1.value is None,
-                         epsilon=c1.epsilon, q=float(c1.tags.get('sample_rate', 1.0)), partition=c1.tags.get('partition'),
+                         epsilon=c1.epsilon, q=float(c1.tags.get('sample_rate',
+                                                                 1.0)), partition=c1.tags.get('partition'),
                          measured=norm_distance(c1.value, c2.value, c1.norm) if ok else np.nan))
     T = pd.DataFrame(rows, columns=['name', 'kind', 'norm', 'declared', 'scale', 'bare', 'epsilon', 'q', 'partition',
                                    'measured'])
@@ -153,7 +156,8 @@ def _composed(calls:pd.DataFrame, delta:float, which:str) -> float:
     acc = _pld.PLDAccountant(value_discretization_interval=1e-3)
     if plain.any(): acc.compose(dpa.GaussianDpEvent(1 / math.sqrt(float(((d / calls.scale)[plain] ** 2).sum()))))
     for (q, s), grp in calls[sub].assign(d=d[sub]).groupby(['q', 'scale']):
-        acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(s / grp.d.max())), len(calls[(calls.q == q) & (calls.scale == s)]))
+        acc.compose(dpa.PoissonSampledDpEvent(q, dpa.GaussianDpEvent(s / grp.d.max())),
+                    len(calls[(calls.q == q) & (calls.scale == s)]))
     return pure + float(acc.get_epsilon(delta))
 
 # %% ../nbs/07_replay.ipynb #214cf20b
@@ -164,7 +168,8 @@ def composed_epsilon(calls:pd.DataFrame, delta:float, which:str='measured') -> f
     does not touch has distance 0 and costs nothing, one the replaced row leaves and one it joins both count."""
     if which == 'measured' or calls['partition'].isna().all(): return _composed(calls, delta, which)
     out = calls[calls['partition'].isna()]
-    return max(_composed(pd.concat([out, g]), delta, which) for _, g in calls.dropna(subset=['partition']).groupby('partition'))
+    return max(_composed(pd.concat([out, g]), delta, which) for _,
+               g in calls.dropna(subset=['partition']).groupby('partition'))
 
 # %% ../nbs/07_replay.ipynb #3608b32d
 @dataclass
@@ -202,7 +207,8 @@ SCHEMA = {'dpnotes_schema': 1, 'label': 'y', 'columns': {
     'a': {'kind': 'numeric', 'lower': 0.0, 'upper': 10.0},
     'b': {'kind': 'numeric', 'lower': -1.0, 'upper': 1.0},
     'k': {'kind': 'integer', 'lower': 0, 'upper': 5},
-    'c': {'kind': 'categorical', 'categories': ['u', 'v', 'w']},          # 'w' is declared but absent from the base table
+    # 'w' is declared but absent from the base table
+    'c': {'kind': 'categorical', 'categories': ['u', 'v', 'w']},
     'y': {'kind': 'categorical', 'categories': ['p', 'q', 'r']}}}
 LOW, HIGH = dict(a=0.0, b=-1.0, k=0, c='u', y='p'), dict(a=10.0, b=1.0, k=5, c='v', y='q')
 LAST_ROWS = {                                # (last row of D, last row of D'); every other row is shared
@@ -307,8 +313,10 @@ def estimator_drivers(rng=0) -> dict:
     pairs = [p for p in LAST_ROWS if p != 'missing cells']
     return {'DPSyn (replace-one)': (estimator_driver(syn('replace-one')), _budget_ledger, pairs),
             'DPSyn (add-remove: before)': (estimator_driver(syn('add-remove')), _budget_ledger, pairs),
-            'RONGauss': (estimator_driver(lambda: RONGauss(p=2, epsilon=1.0, task='classification', **kw)), _budget_ledger, pairs),
-            'PCAGauss': (estimator_driver(lambda: PCAGauss(p=2, epsilon=1.0, task='classification', **kw)), _budget_ledger, pairs),
+            'RONGauss': (estimator_driver(lambda: RONGauss(p=2, epsilon=1.0, task='classification', **kw)),
+                         _budget_ledger, pairs),
+            'PCAGauss': (estimator_driver(lambda: PCAGauss(p=2, epsilon=1.0, task='classification', **kw)),
+                         _budget_ledger, pairs),
             'DPRP': (estimator_driver(lambda: DPRP(epsilon=1.0, **kw), 'fit_release'), _budget_ledger, pairs)}
 
 def release_drivers(rng=0) -> dict:
@@ -356,11 +364,14 @@ def audit_all(drivers:dict, sizes=(40,), seed:int=0) -> pd.DataFrame:
 
 # %% ../nbs/07_replay.ipynb #84141de1
 OUTSIDE_PRIMITIVES = pd.DataFrame([
-    ('dprp.py', 'DPRP._noisy_gram, _release_rows', "gaussian_noise added by the caller (sampler != 'safe')", 'bare noise'),
+    ('dprp.py', 'DPRP._noisy_gram, _release_rows', "gaussian_noise added by the caller (sampler != 'safe')",
+     'bare noise'),
     ('jl_gauss.py', 'jl_gaussian_release', "gaussian_noise added by the caller (sampler != 'safe')", 'bare noise'),
-    ('gauss.py', 'PCA/RON-Gauss statistics', "symmetric_noise / laplace_noise added by the caller (sampler != 'safe')", 'bare noise'),
+    ('gauss.py', 'PCA/RON-Gauss statistics',
+     "symmetric_noise / laplace_noise added by the caller (sampler != 'safe')", 'bare noise'),
     ('gauss_steps.py', 'covariance steps', "symmetric_noise added by the caller (sampler != 'safe')", 'bare noise'),
     ('analyze_gauss.py', 'analyze_gauss', "symmetric_noise added by the caller (sampler != 'safe')", 'bare noise'),
-    ('cov_release.py', 'laplace_cov', "symmetric_noise / laplace_noise added by the caller (sampler != 'safe')", 'bare noise'),
+    ('cov_release.py', 'laplace_cov', "symmetric_noise / laplace_noise added by the caller (sampler != 'safe')",
+     'bare noise'),
     ('repro_jl.py', 'paper experiment', 'rng.laplace in a reproduction of the paper (not a release path)', 'not seen'),
 ], columns=['file', 'where', 'draw', 'tape'])
