@@ -67,7 +67,7 @@ MAX_SCREENS = 25          # a page longer than this is too long to read: split i
 # Raised once since, by the session that added material to them (the reader, the hook of the primitives, the missing
 # state, the exact pieces, DP-SYN under replace-one, the retired options' cells): privacy 71 -> 76, data 84 -> 95,
 # evaluate 50 -> 56, moments 28 -> 41, suffstat_gauss 45 -> 46, copula 70 -> 76, dp_syn 56 -> 65, registry 43 -> 45,
-# cli 34 -> 37, and the new replay page (29); release fell 90 -> 42.
+# cli 34 -> 37, dprp 41 -> 42 (long lines wrapped), and the new replay page (30); release fell 90 -> 42.
 SCREEN_CEILINGS = {
     'audit': 61,
     'benchmark': 112,
@@ -77,7 +77,7 @@ SCREEN_CEILINGS = {
     'data': 95,
     'dfm_effect': 58,
     'dp_syn': 65,
-    'dprp': 41,
+    'dprp': 42,
     'errata': 45,
     'evaluate': 56,
     'gaussian_release': 56,
@@ -85,7 +85,7 @@ SCREEN_CEILINGS = {
     'moments': 41,
     'paper_review': 32,
     'privacy': 76,
-    'replay': 29,
+    'replay': 30,
     'registry': 45,
     'release': 42,
     'suffstat_gauss': 46,
