@@ -26,7 +26,7 @@ import dpnotes.data as _data
 import dpnotes.privacy as _privacy
 from .data import CHECK_WARNING, check_table, draft_schema, read_by_schema, read_by_schema_dask, read_table
 from .data import as_schema, drafted_fields, draft_file_schema
-from .registry import DECISIONS, METHODS, check_retired, method_params, methods, SizeWarning
+from .registry import DECISIONS, METHODS, check_retired, method_options, method_params, methods, SizeWarning
 from .release import release, wdbc_schema
 
 # %% auto #0
@@ -76,11 +76,17 @@ _app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions
 
 # %% ../nbs/61_cli.ipynb #fe9a2f62
 @_app.command('methods')
-def methods_cmd():
-    """List the release methods: guarantee, what they need public, whether output keeps the input's units.
+def methods_cmd(name: str = typer.Argument(None, metavar='[METHOD]', help="a method: list its options and defaults")):
+    """List the release methods: guarantee, what they need public, whether output keeps the input's units; with a
+    method's name, its options (`--option KEY=VALUE`) with their defaults.
 
-    Example:  dpnotes methods
+    Example:  dpnotes methods copula-gauss
     """
+    if name is not None:
+        if name not in METHODS: raise BadInput(f"{name}: not a method; choose one of {', '.join(METHODS)}")
+        t = method_options(name)
+        with pd.option_context('display.max_colwidth', 90, 'display.width', 200):
+            return _say(t.to_string(index=False) if len(t) else f'{name} has no options of its own')
     t = methods().reset_index()[['name', 'private', 'original_units', 'paper', 'guarantee']]
     with pd.option_context('display.max_colwidth', 90, 'display.width', 200):
         _say(t.to_string(index=False))
@@ -237,7 +243,7 @@ def parse_options(items) -> dict:
     return out
 
 def _check_options(sch, method, epsilon, delta, label, opts, on_dask: bool = False) -> dict:
-    "The options, checked before any row is read: names against the method's parameters, values by a release of the public table (`dpnotes.plan.plan_ledger`)."
+    "The options, checked before any row is read: names against the method's parameters, values by the method's `Spec` and its pure `charges` (`dpnotes.plan.plan_ledger`)."
     ok = method_params(METHODS[method])
     try: check_retired(opts)
     except ValueError as e: raise BadInput(f"--option {_one_line(e)}") from None
@@ -247,7 +253,7 @@ def _check_options(sch, method, epsilon, delta, label, opts, on_dask: bool = Fal
     if opts:
         from dpnotes.plan import plan_ledger
         try: plan_ledger(sch, method, epsilon, 1e-5 if delta is None else delta, label, **opts)
-        # the public stand-in: any error is public
+        # public inputs only: any error is public
         except Exception as e: raise BadInput(f"--option: {_one_line(e)}") from None
     return opts
 
@@ -440,7 +446,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to r
                 on_dask: bool = typer.Option(False, '--dask', help='IN larger than memory: a CSV/Parquet path or glob, released on Dask'),
                 partition_rows: int = typer.Option(None, '--partition-rows',
                                                    help='with --dask: records per partition (public; default 200,000)'),
-                options: list[str] = typer.Option(None, '--option', help="KEY=VALUE, repeatable: a parameter of the method (`dpnotes methods`) or calibrate"),
+                options: list[str] = typer.Option(None, '--option', help="KEY=VALUE, repeatable: a parameter of the method (`dpnotes methods METHOD`) or calibrate"),
                 no_report: bool = typer.Option(False, '--no-report', hidden=True, help='retired (it had no effect)')):
     """Release a table with a DP method; print the privacy ledger and the public rules. Nothing computed from the real
     rows is printed unless you ask for it (--summary, NOT private). Cells outside the schema are never refused: a cell

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Schema, as_schema
-from .registry import METHODS, build, default_of, calibration_budget, default_delta, size_warning
+from .registry import METHODS, build, public_inputs, default_of, calibration_budget, default_delta, size_warning
 from .suffstat import SuffStatGauss, SENSITIVITY, gauss_sigma_rho, split_rho, zcdp_rho
 
 # %% auto #0
@@ -57,13 +57,12 @@ def public_table(schema, label: str | None = None, n: int = 200) -> pd.DataFrame
 
 def plan_ledger(schema, method: str, epsilon: float, delta: float, label: str | None = None, calibrate: float = 0.0,
                 **params) -> pd.DataFrame:
-    "The ledger a release would write, read off a fit on `public_table` (every charge is fixed by public settings, δ given)."
-    est = build(method, None, calibrate, epsilon=epsilon, delta=delta, schema=schema, rng=0, sampler='numpy',
-                **params)
-    with warnings.catch_warnings():          # the public stand-in table's size is not the user's: its warnings say nothing
-        warnings.simplefilter('ignore')
-        est.fit(public_table(schema, label), label=label, allow_drafted=True)
-    return est.ledger_.copy()
+    "The ledger a release would write: the method's `charges` from public inputs alone (δ given)."
+    sch = as_schema(schema)
+    label = label if label is not None else sch.label
+    est = build(method, None, calibrate, label, epsilon=epsilon, delta=delta, schema=sch, **params)   # checks all
+    pub = public_inputs(sch, label if label in sch.columns else None)
+    return type(est).charges(est.spec, pub, float(epsilon), float(delta), calibrate)
 
 # %% ../nbs/62_plan.ipynb #aacd6679
 def suffstat_noise(schema, label: str, epsilon: float, delta: float) -> tuple:

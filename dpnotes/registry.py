@@ -7,37 +7,37 @@ Docs: https://dpnotes.github.io/dpnotes/registry.html.md"""
 
 # %% ../nbs/58_registry.ipynb #f29f7f52
 from __future__ import annotations
-import copy
 import inspect
-from functools import partial
-import json
 import math
 import numbers
-import os
 import warnings
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, fields
+from functools import partial
 
 import numpy as np
 from fastcore.basics import patch
 import pandas as pd
 
-import dpnotes.data as _data
-from .data import Column, Dataset, Schema, draft_schema, as_schema, drafted_fields, TableCodec, SCHEMA_HINT, _to_dict, _schema_dtype
-from .privacy import as_rng, check_delta, check_epsilon, check_int, check_positive, check_sampler, add_laplace, row_norms, unit_rows, zcdp_epsilon, zcdp_split, noise_tags
+from .contract import (Charge, FrozenMap, Released, Spec, int_at_least, ledger_frame, one_of, param,
+                              setting, share_in, spec_fields, statistic)
+from .data import Dataset, Schema, as_schema, drafted_fields, TableCodec, _to_dict, _schema_dtype
+from .privacy import (as_rng, check_delta, check_epsilon, check_int, check_sampler, add_laplace, row_norms,
+                             unit_rows, zcdp_rho, zcdp_split, noise_tags)
 from .dprp import DPRP
 from .gauss import PCAGauss, RONGauss, _draw_released
 from .jl_release import jl_laplace_release, jl_laplace_scale
-from .suffstat import SuffStatGauss, _sample_dask, _LABEL
+from .suffstat import SuffStatGauss, _sample_dask, _LABEL, _draw as _suffstat_draw
 from .moments import is_dask, partition_rngs
 from .dpsyn import DPSyn
+from .copula import CopulaGauss, copula_rho
 
 # %% auto #0
-__all__ = ['METHODS', 'DECISIONS', 'RETIRED', 'default_of', 'default_delta', 'Method', 'quantile_map', 'calibration_budget',
-           'DPRPRelease', 'DPRPPaperRelease', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease',
-           'PCAGaussPaperRelease', 'JLRelease', 'JLPaperRelease', 'DPSynRelease', 'DPSynPaperRelease',
-           'SuffStatRelease', 'CopulaRelease', 'register', 'methods', 'method_params', 'check_retired', 'build',
-           'SizeWarning', 'size_warning']
+__all__ = ['DECISIONS', 'RETIRED', 'METHODS', 'default_of', 'default_delta', 'NoParams', 'Method', 'Public', 'public_inputs',
+           'Fitted', 'quantile_map', 'calibration_budget', 'sample', 'check_retired', 'DPRPSpec', 'DPRPRelease',
+           'DPRPPaperRelease', 'GaussSpec', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease',
+           'PCAGaussPaperRelease', 'JLSpec', 'JLRelease', 'JLPaperRelease', 'DPSynSpec', 'DPSynRelease',
+           'DPSynPaperRelease', 'SuffStatRelease', 'CopulaSpec', 'CopulaRelease', 'register', 'methods',
+           'method_params', 'method_options', 'build', 'SizeWarning', 'size_warning']
 
 # %% ../nbs/58_registry.ipynb #d9503313
 def default_of(cls, name: str):
@@ -48,41 +48,70 @@ def default_delta(n: int) -> float:
     "δ = min(1e-5, 1/(10 n)): well below 1/n (n is public under replace-one neighbours)."
     return float(min(1e-5, 1.0 / (10 * check_int(n, 'n'))))
 
+@dataclass(frozen=True)
+class NoParams(Spec):
+    "The settings of a method that has no parameter of its own."
+
+# %% ../nbs/58_registry.ipynb #18dbb464
 class Method:
-    "Base adapter: one release method behind one protocol (validate, encode through the public schema, fit, sample, ledger)."
-    name = ''                      # registry name
-    system = ''                    # family shown in `methods()`
-    paper = ''                     # authors (year)
-    guarantee = ''                 # what is proved, under which neighbour relation
+    "Base adapter: one release method behind one protocol (a `Spec`, pure `charges`, `fit` -> `Fitted`, `sample`)."
+    name = system = paper = guarantee = ''   # registry name, family, authors (year), what is proved
     needs_public = 'schema (bounds, categories), n'
     original_units = True          # output in the input's columns and units
     private = True                 # end-to-end DP as registered (False: a paper-faithful variant kept for comparison)
     uses_delta = True              # spends delta > 0
     uses_labels = True             # releases the label column
-    # releases missing cells as a state of their own (then integer columns are nullable Int64)
-    keeps_missing = False
-    # accepts a Dask DataFrame (statistics by exact reductions, rows sampled on the workers)
-    supports_dask = False
-    # every charge of its fit is a Gaussian mechanism accounted in ρ (`calibrate` then shares ρ)
-    composes_in_rho = False
-    released_attributes = ('ledger_',)
-    public_attributes = ('classes_', 'n_', 'n_features_in_', 'delta_', 'codec_', 'public_')
+    keeps_missing = False          # releases missing cells as a state of their own (integers: nullable Int64)
+    supports_dask = False          # accepts a Dask DataFrame (exact reductions, rows sampled on the workers)
+    composes_in_rho = False        # every charge is a Gaussian mechanism accounted in ρ (`calibrate` shares ρ)
+    spec_type = NoParams           # the method's own parameters
 
     def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'safe'):
-        self.epsilon, self.delta, self.schema, self.classes, self.rng, self.sampler = epsilon, delta, schema, classes, rng, sampler
+                 sampler: str = 'safe', **params):
+        self.epsilon, self.delta, self.schema, self.classes = epsilon, delta, schema, classes
+        self.rng, self.sampler = rng, sampler
+        self.spec = type(self).spec_type(**params)       # each parameter checked once, from its value alone
+
+# %% ../nbs/58_registry.ipynb #538f0e05
+_SHARED = ('epsilon', 'delta', 'schema', 'classes', 'rng', 'sampler')
+
+def _init_signature(cls) -> inspect.Signature:
+    "The constructor's signature: the shared parameters, then the `Spec`'s fields with their one default."
+    base = list(inspect.signature(Method.__init__).parameters.values())[:1 + len(_SHARED)]
+    own = [inspect.Parameter(k, inspect.Parameter.KEYWORD_ONLY, default=d)
+           for k, (d, _) in spec_fields(cls.spec_type).items()]
+    return inspect.Signature(base + own)
+
+@patch(cls_method=True)
+def __init_subclass__(cls: Method, **kw):
+    "Every adapter's constructor shows its `Spec`'s parameters (for `inspect`, the docs and the command's help)."
+    def __init__(self, *args, **params): Method.__init__(self, *args, **params)
+    __init__.__signature__, __init__.__doc__ = _init_signature(cls), f"{cls.__name__}: {cls.__doc__}"
+    cls.__init__ = __init__
 
 # %% ../nbs/58_registry.ipynb #a347e4e4
+@dataclass(frozen=True)
+class Public:
+    "What a method may know before it reads a row: the encoded width, the label's classes, n, δ."
+    width: int                     # encoded width of the features (the schema alone)
+    n_classes: int | None          # number of public label classes (None: no label)
+    n: int | None = None           # input rows (public under replace-one; None in a plan)
+    columns: tuple = ()            # the schema's column names
+
+def public_inputs(schema, label=None, columns=None, n=None) -> Public:
+    "`Public` of a schema (with the input's column names when known) and a label."
+    sch = as_schema(schema)
+    codec = TableCodec(sch, list(sch.columns) if columns is None else list(columns), label)
+    k = None if label is None else len(sch.columns[label].categories)
+    return Public(codec.width, k, n, tuple(sch.columns))
+
 def _method_validate(self):
-    "All checks of the constructor parameters, in one place; returns the checked (epsilon, sampler)."
+    "The shared checks (the method's own were done by its `Spec`); returns the checked (epsilon, sampler)."
     eps = check_epsilon(self.epsilon)
     if self.delta is not None: check_delta(self.delta, allow_zero=False)
-    s = check_sampler(self.sampler)
-    self._check_params()
-    return eps, s
+    return eps, check_sampler(self.sampler)
 
 Method._validate = _method_validate
-Method._check_params = lambda self: None
 
 # %% ../nbs/58_registry.ipynb #9b28128b
 def _frame_of(data, label=None):
@@ -170,27 +199,38 @@ Method._prepare = _method_prepare
 
 # %% ../nbs/58_registry.ipynb #3e2f795f
 def _method_charge(self, step: str, mechanism: str, epsilon: float, delta: float = 0.0, rho: float | None = None):
-    "Record one charge in the ledger (a step that sees the private data); `rho`: its ρ if it is Gaussian mechanisms accounted in zCDP."
-    self._charges.append(dict(step=step, mechanism=mechanism, epsilon=float(epsilon), delta=float(delta), rho=rho))
+    "Record one charge that the fit makes (a step that sees the private data)."
+    self._charges.append(Charge(step, mechanism, float(epsilon), float(delta), rho))
 
-def _method_close_ledger(self, eps):
-    "The ledger as a table, with each charge's share of ε; refuses (a bug, never data-dependent) if the totals exceed the request."
-    L = pd.DataFrame(self._charges, columns=['step', 'mechanism', 'epsilon', 'delta', 'rho'])
-    if getattr(self, '_in_rho', False):    # parts split in ρ (`zcdp_split`): their ρ add, and Σρ converts exactly at δ
-        r = L['rho'].astype(float)
-        if not (r > 0).all(): raise RuntimeError(f"{self.name}: a step composed in ρ has no ρ in the ledger — please report this bug")
-        e = zcdp_epsilon(r.sum(), self.delta_)
-        # each step's part, in proportion to its ρ
-        L['epsilon'], L['delta'] = e * r / r.sum(), self.delta_ * r / r.sum()
-    else: L = L.drop(columns='rho')
-    L['share'] = L['epsilon'] / eps
-    e, d = L['epsilon'].sum(), L['delta'].sum()
-    if e > eps * (1 + 1e-9) or d > self.delta_ * (1 + 1e-9) + 1e-300:
-        raise RuntimeError(f"{self.name}: the ledger totals (epsilon={e:.6g}, delta={d:.3g}) exceed the request "
-                           f"(epsilon={eps:.6g}, delta={self.delta_:.3g}) — please report this bug")
-    self.ledger_ = L
+Method._charge = _method_charge
+Method._charges_of = classmethod(lambda cls, spec, public, eps, delta: [])
 
-Method._charge, Method._close_ledger = _method_charge, _method_close_ledger
+# %% ../nbs/58_registry.ipynb #81331800
+@patch(cls_method=True)
+def charges(cls: Method, spec, public: Public, epsilon: float, delta: float, calibrate: float = 0.0) -> pd.DataFrame:
+    "The ledger a fit of this method will write, from public inputs alone (no data is read)."
+    s = float(calibrate or 0.0)
+    (e_c, d_c), (e_m, d_m) = calibration_budget(cls, epsilon, delta, s)
+    out = [_calibration_charge(e_c, d_c)] if s else []
+    out += cls._charges_of(spec, public, e_m, d_m)
+    return ledger_frame(out, epsilon, delta, in_rho=bool(s) and cls.composes_in_rho)
+
+def _calibration_charge(eps: float, delta: float) -> Charge:
+    "The charge of marginal calibration at (eps, delta): one Gaussian mechanism accounted in ρ."
+    rho = copula_rho(eps, delta)
+    return Charge(f'marginal calibration: histograms of the numeric columns (ρ-zCDP, ρ = {rho:.4g})',
+                  'Gaussian mechanism (zCDP)', eps, delta, rho)
+
+# %% ../nbs/58_registry.ipynb #bf9dfc26
+@dataclass(frozen=True, kw_only=True)
+class Fitted(Released):
+    "What a method's fit returns: its released statistics and the public settings sampling needs, nothing else."
+    spec: Spec = setting()                   # the method's own parameters
+    codec: TableCodec = setting()            # the schema's public map (columns, order, encoding)
+    classes: tuple | None = setting()        # the label's public classes
+    on_dask: bool = setting(False)           # fitted on a Dask frame: sampled on the workers
+    stats: FrozenMap = statistic()           # the method's released statistics
+    calibration: FrozenMap | None = statistic()   # released marginals of `calibrate` (None: none)
 
 # %% ../nbs/58_registry.ipynb #5cd6bb7a
 from .copula import CopulaGauss as _CopulaGauss, _decode_column, check_atoms
@@ -207,29 +247,32 @@ def quantile_map(values, st:dict, p, rng) -> np.ndarray:
 
 # %% ../nbs/58_registry.ipynb #92196b5d
 @patch
-def _calibration_fit(self:Method, E, y, eps:float, delta:float, sampler:str, rng):
+def _calibration_fit(self: Method, E, y, eps: float, delta: float, sampler: str, rng) -> FrozenMap:
     "Released marginals of the numeric and integer columns for the quantile map; charges (eps, delta) to the ledger."
     c = self.codec_; sch = c.schema.columns
     cols = {k: dict(kind=sch[k].kind, lower=sch[k].lower, upper=sch[k].upper) for k in c.order
             if k != c.label and sch[k].kind in ('numeric', 'integer')}
     if not cols: raise ValueError("calibrate: the schema has no numeric or integer column to calibrate; use calibrate=0")
-    m = _CopulaGauss(cols, eps, delta, dependence='independent', atoms=getattr(self, '_calibrate_atoms', False),
-                     rng=rng, sampler=sampler).fit(c.decode(E, y)[list(cols)])
-    self._charge(f'marginal calibration: histograms of the numeric columns (ρ-zCDP, ρ = {m.rho_:.4g})', 'Gaussian mechanism (zCDP)',
-                 eps, delta, rho=m.rho_)
-    self._calibration = m
+    m = CopulaGauss(cols, eps, delta, dependence='independent', atoms=getattr(self, '_calibrate_atoms', False),
+                    rng=rng, sampler=sampler).fit(c.decode(E, y)[list(cols)])
+    ch = _calibration_charge(eps, delta)
+    assert math.isclose(ch.rho, m.rho_, rel_tol=1e-12)          # the charge states the ρ the histograms spend
+    self._charges.append(ch)
+    return FrozenMap(columns=tuple(m.columns_), states=FrozenMap(m.states_), probs=FrozenMap(m.probs_))
 
-@patch
-def _calibrated(self:Method, out:pd.DataFrame, rng) -> pd.DataFrame:
+def _calibrated(r: Fitted, out: pd.DataFrame, rng) -> pd.DataFrame:
     "The sampled table with each calibrated column quantile-mapped onto the released marginals (post-processing)."
-    m = getattr(self, '_calibration', None)
+    m = r.calibration
     if m is None: return out
     out = out.copy()
-    for k in m.columns_:
-        v = quantile_map(out[k].to_numpy(dtype=float, na_value=np.nan), m.states_[k], m.probs_[k], rng)
-        out[k] = pd.Series(v, index=out.index).round().astype(out[k].dtype) if m.states_[k]['kind'] == 'values' or m.states_[k].get('integer') else v
+    for k in m['columns']:
+        st = m['states'][k]
+        v = quantile_map(out[k].to_numpy(dtype=float, na_value=np.nan), st, m['probs'][k], rng)
+        whole = st['kind'] == 'values' or st.get('integer')
+        out[k] = pd.Series(v, index=out.index).round().astype(out[k].dtype) if whole else v
     return out
 
+# %% ../nbs/58_registry.ipynb #30617939
 def calibration_budget(cls, eps:float, delta:float, s:float) -> tuple:
     "((ε, δ) of the calibration, (ε, δ) of the fit) of method class `cls` for calibration share `s`: shares of ρ if it composes in ρ, else of ε and δ."
     if s and cls.composes_in_rho:                              # exact: the two parts' ρ add (`zcdp_split`)
@@ -237,81 +280,140 @@ def calibration_budget(cls, eps:float, delta:float, s:float) -> tuple:
         return (e_c, delta), (e_m, delta)
     return (s * eps, s * delta), ((1 - s) * eps, (1 - s) * delta if cls.uses_delta else 0.0)   # basic composition
 
-@patch
-def _budget_parts(self:Method, eps:float, s:float) -> tuple:
-    "`calibration_budget` of this method at its δ; remembers whether the ledger composes in ρ."
-    self._in_rho = bool(s) and self.composes_in_rho
-    return calibration_budget(type(self), eps, self.delta_, s)
-
-
 # %% ../nbs/58_registry.ipynb #d689928d
 def _stream(root) -> np.random.Generator:
     "An independent generator seeded by outputs of `root` (not by its state or its seed entropy): knowing it does not give `root` back."
     return np.random.default_rng(np.random.SeedSequence(root.integers(0, 2**63, size=4).tolist()))
 
+def _check_drafted(codec, allow_drafted: bool):
+    "Refuse a schema whose fields were drafted from the data (not private), unless the caller allows it for teaching."
+    dr = drafted_fields(codec.schema)
+    if dr and not allow_drafted:
+        raise ValueError(f"schema: the fields of {dr[:4]}{' …' if len(dr) > 4 else ''} were drafted from the data, so "
+                         "the release would not be private; review them against public knowledge and set \"drafted\": "
+                         "false (allow_drafted=True releases anyway, for teaching only)")
+
+# %% ../nbs/58_registry.ipynb #025e6bc7
 @patch
-def fit(self:Method, data, label=None, allow_drafted: bool = False):
+def fit(self: Method, data, label=None, allow_drafted: bool = False):
     "Encode `data` through the public schema and fit the method's DP model; spends at most (epsilon, delta)."
     eps, sampler = self._validate()
     E, y = self._prepare(data, label)
-    dr = drafted_fields(self.codec_.schema)
-    if dr and not allow_drafted:
-        raise ValueError(f"schema: the fields of {dr[:4]}{' …' if len(dr) > 4 else ''} were drafted from the data, so the release "
-                         "would not be private; review them against public knowledge and set \"drafted\": false "
-                         "(allow_drafted=True releases anyway, for teaching only)")
+    _check_drafted(self.codec_, allow_drafted)
     if self.uses_labels and y is None and self._needs_labels():
-        raise ValueError(f"method {self.name!r} needs a label: pass label= (a categorical column of the schema) or set schema.label")
-    self._charges = []
-    root = as_rng(self.rng)
-    # the fit's noise and the sampling draw from unrelated streams
-    fit_rng, self._rng_ = _stream(root), _stream(root)
+        raise ValueError(f"method {self.name!r} needs a label: pass label= (a categorical column of the schema) "
+                         "or set schema.label")
+    self._charges, root = [], as_rng(self.rng)
+    fit_rng, self._rng_ = _stream(root), _stream(root)        # the fit's noise and the sampling: unrelated streams
     s = float(getattr(self, '_calibrate', 0.0) or 0.0)         # share for marginal calibration (0: none)
-    (e_c, d_c), (e_m, d_m) = self._budget_parts(eps, s)
-    if s: self._calibration_fit(E, y, e_c, d_c, sampler, _stream(root))
-    self._fit(E, y, e_m, d_m, sampler, fit_rng)
-    self._close_ledger(eps)
+    (e_c, d_c), (e_m, d_m) = calibration_budget(type(self), eps, self.delta_, s)
+    cal = self._calibration_fit(E, y, e_c, d_c, sampler, _stream(root)) if s else None
+    stats = self._fit(E, y, e_m, d_m, sampler, fit_rng)
+    self.ledger_ = self._close_ledger(eps, s)
+    self.released_ = Fitted(method=self.name, n=self.n_, ledger=tuple(self._charges), epsilon=eps,
+                            delta=self.delta_, spec=self.spec, codec=self.codec_, on_dask=self._on_dask,
+                            classes=None if self.classes_ is None else tuple(self.classes_),
+                            stats=FrozenMap(stats), calibration=cal)
     return self
 
-# %% ../nbs/58_registry.ipynb #b5ee4732
+# %% ../nbs/58_registry.ipynb #76000117
 @patch
-def sample(self:Method, n: int | None = None) -> pd.DataFrame:
-    "A released table of `n` rows (default: as many as the input, public under replace-one). Post-processing only."
-    if not hasattr(self,
-                   'ledger_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
+def _close_ledger(self: Method, eps: float, s: float) -> pd.DataFrame:
+    "The ledger of the charges the fit made, checked against `charges` (the same function of public inputs)."
+    in_rho = bool(s) and self.composes_in_rho
+    L = ledger_frame(self._charges, eps, self.delta_, in_rho)
+    k = None if self.classes_ is None else len(self.classes_)
+    pub = Public(self.codec_.width, k, self.n_, tuple(self.codec_.order))
+    want = type(self).charges(self.spec, pub, eps, self.delta_, s)
+    same = (list(L['step']) == list(want['step']) and list(L['mechanism']) == list(want['mechanism'])
+            and np.allclose(L[['epsilon', 'delta']].to_numpy(float), want[['epsilon', 'delta']].to_numpy(float),
+                            rtol=1e-9, atol=1e-15))
+    if not same:
+        raise RuntimeError(f"{self.name}: the fit charged {L[['step', 'epsilon', 'delta']].to_dict('records')}, "
+                           f"its charges() say {want[['step', 'epsilon', 'delta']].to_dict('records')} — "
+                           "please report this bug")
+    return L
+
+# %% ../nbs/58_registry.ipynb #b5ee4732
+def sample(fitted: Fitted, n: int | None = None, rng=None) -> pd.DataFrame:
+    """A released table of `n` rows (default: as many as the input, public under replace-one) from a fitted value
+    alone: post-processing. `rng`: None draws fresh entropy (a fixed seed is for tests and teaching)."""
+    if not isinstance(fitted, Fitted): raise TypeError(f"fitted: pass a Fitted value, got {type(fitted).__name__}")
+    if fitted.method not in METHODS: raise ValueError(f"fitted: unknown method {fitted.method!r}")
+    n = fitted.n if n is None else check_int(n, 'n')
+    return METHODS[fitted.method]._sample_fitted(fitted, n, as_rng(rng))
+
+@patch
+def sample(self: Method, n: int | None = None) -> pd.DataFrame:
+    "A released table of `n` rows from this fit (its own sampling stream). Post-processing only."
+    if not hasattr(self, 'released_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
     n = self.n_ if n is None else check_int(n, 'n')
-    # a model taken from a `Release` has no stream: fresh entropy
-    rng = getattr(self, '_rng_', None) or as_rng(None)
-    if getattr(self, '_on_dask', False): return self._sample_dask(n, rng)
-    Z, y = self._sample(n, rng)
-    if self.original_units: return self._calibrated(self.codec_.decode(Z, y), rng)
-    out = pd.DataFrame(Z, columns=[f'{self._prefix}{j}' for j in range(Z.shape[1])])
-    lab = self.codec_.label
-    if y is not None and lab is not None: out[lab] = pd.Categorical.from_codes(np.asarray(y, dtype=np.int64),
-                                                                               dtype=self.codec_.dtypes[lab])
+    return type(self)._sample_fitted(self.released_, n, self._rng_)
+
+# %% ../nbs/58_registry.ipynb #a435a68d
+@patch(cls_method=True)
+def _sample_fitted(cls: Method, r: Fitted, n: int, rng) -> pd.DataFrame:
+    "Rows drawn from the released statistics, decoded through the schema (or in the method's own coordinates)."
+    if r.on_dask: return cls._draw_dask(r, n, rng)
+    Z, y = cls._draw(r, n, rng)
+    if cls.original_units: return _calibrated(r, r.codec.decode(Z, y), rng)
+    out = pd.DataFrame(Z, columns=[f'{cls._prefix}{j}' for j in range(Z.shape[1])])
+    lab = r.codec.label
+    if y is not None and lab is not None:
+        out[lab] = pd.Categorical.from_codes(np.asarray(y, dtype=np.int64), dtype=r.codec.dtypes[lab])
     return out
 
 Method._needs_labels = lambda self: False
 Method._prefix = 'z'
 
+# %% ../nbs/58_registry.ipynb #2476bd6c
+DECISIONS = 'decisions.html'    # the page of every decision record (nbs/92_decisions.ipynb)
+
+RETIRED = {                     # (parameter, value; None: any value) -> anchor on the decisions page
+    ('calibrate_atoms', None): 'calibrate-atoms',
+    ('atoms', True): 'copula-atoms', ('atoms', 'merge'): 'copula-atoms',
+    ('clip_factor', 'auto'): 'copula-clip-factor-auto',
+    ('range_share', None): 'copula-range-share',
+}
+
+# %% ../nbs/58_registry.ipynb #4ae7074f
+def check_retired(params: dict):
+    "Refuse, in one line naming the decisions page, an option the project judged and did not adopt."
+    for k, v in params.items():
+        for (name, val), anchor in RETIRED.items():
+            if k == name and (val is None or (type(v) is type(val) and v == val)):
+                shown = k if val is None else f'{k}={v!r}'
+                raise ValueError(f"{shown}: a retired option (judged and not adopted); "
+                                 f"see the decisions page, {DECISIONS}#{anchor}")
+
 # %% ../nbs/58_registry.ipynb #181aec04
+def _checked_by(est_cls, method: str = '_check_params', **fixed):
+    "A `Spec`-wide check: the estimator's own validation of these settings (public values only, nothing fitted)."
+    def check(spec):
+        est = est_cls(**fixed, **{f.name: getattr(spec, f.name) for f in fields(spec)})
+        getattr(est, method)()
+    return check
+
+@dataclass(frozen=True)
+class DPRPSpec(Spec):
+    "DPRP's own parameters (defaults: `DPRP`'s)."
+    k1: int | str = param(default_of(DPRP, 'k1'), doc="projection dimension: an int (public) or 'auto' "
+                          "(exponential mechanism, charged)")
+    k2: int | float = param(default_of(DPRP, 'k2'), doc='kept eigenvectors: an int, or a fraction of the encoded width')
+    split: tuple = param(default_of(DPRP, 'split'), doc="ε shares of P′, of V′ and of the choice of k1")
+
+    def __post_init__(self): _checked_by(DPRP, epsilon=1.0, delta=1e-5)(self)
+    def check_public(self, public: Public): DPRP(1.0, 1e-5, k1=self.k1, k2=self.k2)._dims(public.width)
+
+# %% ../nbs/58_registry.ipynb #1e937ecb
 class DPRPRelease(Method):
     "DPRP through the front door: public-bounds encoding, the analytic Gaussian calibration, output decoded to original units."
     name, system, paper = 'dprp', 'DPRP', 'Gondara & Wang (2020)'
     guarantee = '(ε, δ)-DP, replace-one neighbours (analytic calibration of Theorems A and B)'
     needs_public = 'schema (bounds, categories), classes, n'
-    released_attributes = ('ledger_', 'rows_', 'labels_', 'k1_')
+    spec_type = DPRPSpec
     _preprocess, _theorem_b, _prefix = 'bounds', 'analytic', 'u'
     supports_dask = True           # DPRP's own two-pass Dask path: exact Gram matrix, noisy rows drawn per partition
-
-    def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'safe',
-                 # projection dimension: an int (public) or 'auto' (exponential mechanism, charged)
-                 k1=default_of(DPRP, 'k1'),
-                 k2=default_of(DPRP, 'k2'), # kept eigenvectors: int, or fraction of the encoded width
-                 split=default_of(DPRP, 'split'), # ε shares of P′, of V′ and of the choice of k1
-                ):
-        super().__init__(epsilon, delta, schema, classes, rng, sampler)
-        self.k1, self.k2, self.split = k1, k2, split
 
 
 class DPRPPaperRelease(DPRPRelease):
@@ -324,119 +426,153 @@ class DPRPPaperRelease(DPRPRelease):
     supports_dask = False
 
 # %% ../nbs/58_registry.ipynb #9abb97a2
+@patch(cls_method=True)
+def _charges_of(cls: DPRPRelease, spec, public, eps, delta) -> list:
+    "V′ (Gaussian), the choice of k1 when 'auto' (exponential mechanism), P′ (Gaussian): DPRP's own shares."
+    m = DPRP(eps, delta, k1=spec.k1, k2=spec.k2, split=spec.split); m._validate()
+    out = [Charge("V': Gaussian release of X^T X", 'Gaussian mechanism', m.eps_[1], m.delta_[1])]
+    if spec.k1 == 'auto': out.append(Charge('k1: exponential mechanism', 'exponential mechanism', m.eps_[2], 0.0))
+    return out + [Charge("P': Gaussian noise on XR (Theorem A)", 'Gaussian mechanism', m.eps_[0], m.delta_[0])]
+
 @patch
-def _fit(self:DPRPRelease, E, y, eps, delta, sampler, rng):
-    kw = dict(k1=self.k1, k2=self.k2, split=self.split, preprocess=self._preprocess, allow_constant=True,
-              theorem_b=self._theorem_b, rng=rng, sampler=sampler, classes=None if y is None else list(range(len(self.classes_))))
+def _fit(self: DPRPRelease, E, y, eps, delta, sampler, rng) -> dict:
+    kw = dict(k1=self.spec.k1, k2=self.spec.k2, split=self.spec.split, preprocess=self._preprocess,
+              allow_constant=True, theorem_b=self._theorem_b, rng=rng, sampler=sampler,
+              classes=None if y is None else list(range(len(self.classes_))))
     if self._preprocess == 'bounds': kw['bounds'] = (np.zeros(E.shape[1]), np.ones(E.shape[1]))
     m = DPRP(eps, delta, **kw)
     out = m.fit_release(E, y)
-    self.rows_, self.labels_ = out if y is not None else (out, None)
-    # computed once and kept: the graph then holds the noisy rows, never the input or a seed
-    if is_dask(self.rows_):
-        rows = self.rows_ if self.labels_ is None else self.rows_.assign(**{_LABEL: self.labels_})
-        rows = rows.persist()
-        self.rows_ = rows[[c for c in rows.columns if c != _LABEL]]
-        self.labels_ = rows[_LABEL] if self.labels_ is not None else None
-    self.k1_ = m.k1_
+    rows, labels = out if y is not None else (out, None)
+    if is_dask(rows): rows, labels = _persist_rows(rows, labels)
     for step, e, d in m.budget_.ledger.itertuples(index=False):
         self._charge(step, 'exponential mechanism' if 'exponential' in step else 'Gaussian mechanism', e, d)
+    return dict(rows=rows, labels=labels, k1=m.k1_)
 
 # %% ../nbs/58_registry.ipynb #e0a28484
-@patch
-def _sample(self:DPRPRelease, n, rng):
-    idx = rng.permutation(self.n_) if n == self.n_ else rng.integers(0, self.n_, size=n)
-    return self.rows_[idx], (None if self.labels_ is None else self.labels_[idx])
+def _persist_rows(rows, labels) -> tuple:
+    "The noisy rows computed once and kept: the graph then holds the noisy rows, never the input or a seed."
+    both = rows if labels is None else rows.assign(**{_LABEL: labels})
+    both = both.persist()
+    return both[[c for c in both.columns if c != _LABEL]], (both[_LABEL] if labels is not None else None)
 
-@patch
-def _sample_dask(self:DPRPRelease, n, rng):
+@patch(cls_method=True)
+def _draw(cls: DPRPRelease, r, n, rng):
+    "The released rows in a random order (or n of them drawn with replacement)."
+    idx = rng.permutation(r.n) if n == r.n else rng.integers(0, r.n, size=n)
+    rows, labels = r.stats['rows'], r.stats['labels']
+    return rows[idx], (None if labels is None else labels[idx])
+
+@patch(cls_method=True)
+def _draw_dask(cls: DPRPRelease, r, n, rng):
     "On Dask the release is the n noisy rows themselves (drawn per partition, computed once), decoded on the workers."
-    if n != self.n_: raise ValueError(f"n: on Dask, 'dprp' releases exactly its {self.n_} noisy rows; pass n=None")
-    rows, cols = self.rows_, list(self.rows_.columns)
-    if self.labels_ is not None: rows = rows.assign(**{_LABEL: self.labels_})
-    return rows.map_partitions(_decode_part, self.codec_, cols, meta=_decode_part(rows._meta, self.codec_, cols))
+    if n != r.n: raise ValueError(f"n: on Dask, 'dprp' releases exactly its {r.n} noisy rows; pass n=None")
+    rows, cols = r.stats['rows'], list(r.stats['rows'].columns)
+    if r.stats['labels'] is not None: rows = rows.assign(**{_LABEL: r.stats['labels']})
+    return rows.map_partitions(_decode_part, r.codec, cols, meta=_decode_part(rows._meta, r.codec, cols))
 
 # %% ../nbs/58_registry.ipynb #dba4edb8
+@dataclass(frozen=True)
+class GaussSpec(Spec):
+    "RON-/PCA-Gauss's front-door parameters."
+    p: int | None = param(None, int_at_least(1, none_ok=True), 'reduced dimension; None: ceil(width / 2)')
+    norm_share: float = param(0.1, share_in(0, 0.5), 'ε share of the row-norm histogram (the route back to units)')
+    count_share: float = param(0.05, share_in(0, 0.5), 'ε share of the noisy class sizes')
+    norm_bins: int = param(20, int_at_least(2), 'bins of the row-norm histogram on [0, sqrt(width)]')
+
+    def check_public(self, public: Public):
+        if self.p is not None and self.p > public.width:
+            raise ValueError(f"p={self.p} exceeds the encoded width {public.width} of this schema")
+
 class _GaussRelease(Method):
     "RON-/PCA-Gauss through the front door: the model on centred encoded rows, plus a private route back to original units."
-    uses_delta = False
-    released_attributes = ('ledger_', 'model_', 'p_', 'norm_probs_')
+    uses_delta, spec_type = False, GaussSpec
     _published, _prefix = False, 'z'
-
-    def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'safe',
-                 p: int | None = None, # reduced dimension; None: ceil(width / 2) of the encoded width
-                 norm_share: float = 0.1, # ε share of the row-norm histogram (the route back to units)
-                 count_share: float = 0.05, # ε share of the noisy class sizes
-                 norm_bins: int = 20, # bins of the row-norm histogram on [0, sqrt(width)]
-                ):
-        super().__init__(epsilon, delta, schema, classes, rng, sampler)
-        self.p, self.norm_share, self.count_share, self.norm_bins = p, norm_share, count_share, norm_bins
-
-    def _check_params(self):
-        if self.p is not None: check_int(self.p, 'p')
-        for nm in ('norm_share', 'count_share'):
-            v = getattr(self, nm)
-            if not (isinstance(v,
-                               numbers.Real) and 0 < v < 0.5): raise ValueError(f"{nm} must lie in (0, 0.5), got {v!r}")
-        check_int(self.norm_bins, 'norm_bins', minimum=2)
-
     def _extra(self): return {}
 
 # %% ../nbs/58_registry.ipynb #345fddf4
 @patch
-def _fit(self:_GaussRelease, E, y, eps, delta, sampler, rng):
+def _estimator(self: _GaussRelease, width: int, labelled: bool, eps: float, rng, sampler):
+    "The unfitted RON-/PCA-Gauss estimator the fit uses, and its ε share of the row norms (public settings only)."
+    p = self.spec.p if self.spec.p is not None else max(1, math.ceil(width / 2))
+    e_norm = 0.0 if self._published else self.spec.norm_share * eps
+    kw = dict(task='classification' if labelled else 'unsupervised', published=self._published, rng=rng,
+              output='projected' if self._published else 'original', sampler=sampler)
+    if labelled:                           # public classes; the mechanism protects class sizes itself
+        kw['classes'] = list(range(self._n_classes))
+        kw['class_sizes'] = 'public' if self._published else 'private'
+        if not self._published: kw['count_share'] = self.spec.count_share
+    return self._cls(p, eps - e_norm, **self._extra(), **kw), e_norm
+
+_NAMES = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes',
+          'label_mean': 'label mean'}
+
+@patch
+def _step_charges(self: _GaussRelease, budget: dict, labelled: bool, e_norm: float) -> list:
+    "The charges of a budget split of RON-/PCA-Gauss, and of the row-norm histogram."
+    out = []
+    for step, e in budget.items():
+        if e > 0:
+            par = ' (all classes jointly)' if labelled and step in ('mu', 'cov') else ''
+            out.append(Charge(f'{self.system}: {_NAMES.get(step, step)}{par}', 'Laplace mechanism', e, 0.0))
+    if e_norm > 0: out.append(Charge('row norms (route back to units)', 'Laplace mechanism (histogram)', e_norm, 0.0))
+    return out
+
+# %% ../nbs/58_registry.ipynb #643be2cb
+@patch(cls_method=True)
+def _charges_of(cls: _GaussRelease, spec, public, eps, delta) -> list:
+    "The estimator's own budget split (its `_validate` and `_budgets`, public settings only), then the row norms."
+    me = cls(epsilon=eps, **{f.name: getattr(spec, f.name) for f in fields(spec)})
+    me._n_classes = public.n_classes
+    labelled = public.n_classes is not None
+    est, e_norm = me._estimator(public.width, labelled, eps, None, 'safe')
+    e, _, fr = est._validate(public.width)
+    if labelled and not cls._published:
+        b = est._budgets(e * (1 - est.count_share), fr); b['count'] = e * est.count_share
+    else: b = est._budgets(e, fr)
+    return me._step_charges(b, labelled, e_norm)
+
+@patch
+def _fit(self: _GaussRelease, E, y, eps, delta, sampler, rng) -> dict:
     X = 2.0 * E - 1.0                                      # public centring: every coordinate in [-1, 1]
     m = X.shape[1]
-    p = self.p if self.p is not None else max(1, math.ceil(m / 2))
-    if p > m: raise ValueError(f"p={p} exceeds the encoded width {m} of this schema")
-    task = 'unsupervised' if y is None else 'classification'
-    e_norm = 0.0 if self._published else self.norm_share * eps
-    kw = dict(task=task, published=self._published, output='projected' if self._published else 'original', rng=rng,
-              sampler=sampler)
-    if task == 'classification':                           # public classes; the mechanism protects class sizes itself
-        kw['classes'] = list(range(len(self.classes_)))
-        kw['class_sizes'] = 'public' if self._published else 'private'
-        if not self._published: kw['count_share'] = self.count_share
-    est = self._cls(p, eps - e_norm, **self._extra(), **kw).fit(X, y)
-    names = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes',
-             'label_mean': 'label mean'}
-    for step, e in est.budget_.items():
-        if e > 0:
-            par = ' (all classes jointly)' if task == 'classification' and step in ('mu', 'cov') else ''
-            self._charge(f'{self.system}: {names.get(step, step)}{par}', 'Laplace mechanism', e, 0.0)
-    self.norm_probs_ = None
-    if e_norm > 0:                                         # row norms: a Laplace histogram on public bins
-        B = self.norm_bins
-        if is_dask(X):                                     # integer bin counts per partition, summed: any partitioning
-            import dask
-            cnt = sum(dask.compute(*[dask.delayed(_norm_hist)(part, m, B) for part in X.to_delayed()]))
-        else: cnt = _norm_hist(X, m, B)
-        with noise_tags(sensitivity=2.0):                  # Δ₁ = 2 under replace-one (declared for the replay audit)
-            h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
-        self.norm_probs_ = h / h.sum() if h.sum() > 0 else np.full(B, 1.0 / B)
-        self._charge('row norms (route back to units)', 'Laplace mechanism (histogram)', e_norm, 0.0)
-    self.model_, self.p_ = est, p
+    self._n_classes = len(self.classes_) if y is not None else None
+    est, e_norm = self._estimator(m, y is not None, eps, rng, sampler)
+    self.model_ = est.fit(X, y)                           # the fitter's own (never released)
+    self._charges += self._step_charges(est.budget_, y is not None, e_norm)
+    probs = self._norm_probs(X, m, e_norm, rng, sampler) if e_norm > 0 else None
+    return dict(model=FrozenMap(est._released()), p=est.p_, norm_probs=probs)
 
 # %% ../nbs/58_registry.ipynb #0a3987fb
 @patch
-def _sample(self:_GaussRelease, n, rng):
-    out = self.model_.sample(n, rng=rng)
-    V, y = (out if isinstance(out, tuple) else (out, None))
+def _norm_probs(self: _GaussRelease, X, m: int, e_norm: float, rng, sampler) -> np.ndarray:
+    "The released row-norm histogram (Laplace, on public bins), as probabilities."
+    B = self.spec.norm_bins
+    if is_dask(X):                                         # integer bin counts per partition, summed: any partitioning
+        import dask
+        cnt = sum(dask.compute(*[dask.delayed(_norm_hist)(part, m, B) for part in X.to_delayed()]))
+    else: cnt = _norm_hist(X, m, B)
+    with noise_tags(sensitivity=2.0):                      # Δ₁ = 2 under replace-one (declared for the replay audit)
+        h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
+    return h / h.sum() if h.sum() > 0 else np.full(B, 1.0 / B)
+
+@patch(cls_method=True)
+def _draw(cls: _GaussRelease, r, n, rng):
+    V, y = _draw_released(r.stats['model'], n, rng)
     V = np.asarray(V, dtype=float)
     y = None if y is None else np.asarray(y).astype(np.int64)
-    if self._published: return V, y
-    return _to_units(V, self.norm_probs_, rng), y
+    if cls._published: return V, y
+    return _to_units(V, r.stats['norm_probs'], rng), y
 
-@patch
-def _sample_dask(self:_GaussRelease, n, rng):
+# %% ../nbs/58_registry.ipynb #6a76e29d
+@patch(cls_method=True)
+def _draw_dask(cls: _GaussRelease, r, n, rng):
     "A Dask DataFrame in the input's columns and units: each partition drawn (model rows, then radii) and decoded on its worker."
     import dask.dataframe as dd
     P = max(1, -(-n // 1_000_000))
     sizes = [n // P + (i < n % P) for i in range(P)]
     starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
-    s = self.model_._released()                                # released arrays and public settings only
-    spec = lambda q, k, s0: (s, q, k, s0, self.norm_probs_, self.codec_)
+    s = dict(r.stats['model'])                               # released arrays and public settings only
+    spec = lambda q, k, s0: (s, q, k, s0, r.stats['norm_probs'], r.codec)
     meta = _gauss_release_part(spec(np.random.SeedSequence(0), 0, 0))
     return dd.from_map(_gauss_release_part, [spec(q, k, s0) for q, k, s0 in zip(partition_rngs(rng, P), sizes, starts)],
                        meta=meta, enforce_metadata=False)
@@ -494,37 +630,40 @@ class PCAGaussPaperRelease(PCAGaussRelease):
     needs_public = 'schema (categories), classes, class sizes, n'
 
 # %% ../nbs/58_registry.ipynb #8e90a59c
+@dataclass(frozen=True)
+class JLSpec(Spec):
+    "JL + Laplace's front-door parameter."
+    k: int | None = param(None, int_at_least(1, none_ok=True), 'projected dimension; None: ceil(width / 2)')
+
 class JLRelease(Method):
     "Dhaliwal et al.'s JL + Laplace release of the encoded rows (features only; the label is not released)."
     name, system, paper = 'jl-laplace', 'JL + Laplace', 'Dhaliwal et al.'
     guarantee = '(ε, δ)-DP, replace-one (row) neighbours; δ = failure probability of the per-pair sensitivity bound'
     needs_public = 'schema (bounds, categories), n'
     original_units, uses_labels, _prefix, _published = False, False, 'z', False
-    released_attributes = ('ledger_', 'rows_', 'k_', 'noise_var_')
+    spec_type = JLSpec
 
-    def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'safe',
-                 k: int | None = None, # projected dimension; None: ceil(width / 2)
-                ):
-        super().__init__(epsilon, delta, schema, classes, rng, sampler)
-        self.k = k
+    @classmethod
+    def _charges_of(cls, spec, public, eps, delta):
+        return [Charge('XP + Laplace noise (Algorithm 1)', 'Laplace mechanism', eps, delta)]
 
-    def _check_params(self):
-        if self.k is not None: check_int(self.k, 'k')
+# %% ../nbs/58_registry.ipynb #a7fb82d8
+@patch
+def _fit(self: JLRelease, E, y, eps, delta, sampler, rng) -> dict:
+    m = E.shape[1]
+    k = self.spec.k if self.spec.k is not None else max(1, math.ceil(m / 2))
+    X = (2.0 * E - 1.0) / (2.0 * math.sqrt(m))           # public scaling: every row in the ball of radius 1/2
+    d = None if self._published else delta
+    kw = dict(variant='row', Z=1.0, published=self._published, enforce='clip', rng=rng, sampler=sampler)
+    rows = np.asarray(jl_laplace_release(X, k, eps, d, **kw))
+    b = jl_laplace_scale(k, eps, d, 'row', 1.0, self._published)
+    self._charges += self._charges_of(self.spec, None, eps, delta)      # one step, fixed by its settings
+    return dict(rows=rows, k=k, noise_var=2 * b * b)
 
-    def _fit(self, E, y, eps, delta, sampler, rng):
-        m = E.shape[1]
-        k = self.k if self.k is not None else max(1, math.ceil(m / 2))
-        X = (2.0 * E - 1.0) / (2.0 * math.sqrt(m))           # public scaling: every row in the ball of radius 1/2
-        kw = dict(variant='row', Z=1.0, published=self._published, enforce='clip', rng=rng, sampler=sampler)
-        self.rows_ = np.asarray(jl_laplace_release(X, k, eps, None if self._published else delta, **kw))
-        b = jl_laplace_scale(k, eps, None if self._published else delta, 'row', 1.0, self._published)
-        self.k_, self.noise_var_ = k, 2 * b * b
-        self._charge('XP + Laplace noise (Algorithm 1)', 'Laplace mechanism', eps, delta)
-
-    def _sample(self, n, rng):
-        idx = rng.permutation(self.n_) if n == self.n_ else rng.integers(0, self.n_, size=n)
-        return self.rows_[idx], None
+@patch(cls_method=True)
+def _draw(cls: JLRelease, r, n, rng):
+    idx = rng.permutation(r.n) if n == r.n else rng.integers(0, r.n, size=n)
+    return r.stats['rows'][idx], None
 
 class JLPaperRelease(JLRelease):
     "JL + Laplace with the paper's sensitivity level c (its δ can exceed 1: not a guarantee)."
@@ -532,46 +671,67 @@ class JLPaperRelease(JLRelease):
     guarantee = "NOT DP as stated: the paper's failure probability β is ≥ 1 at its own settings"
 
 # %% ../nbs/58_registry.ipynb #1400ed41
+_DS = partial(default_of, DPSyn)
+
+@dataclass(frozen=True)
+class DPSynSpec(Spec):
+    "DP-SYN's front-door parameters (defaults: `DPSyn`'s)."
+    count_share: float = param(_DS('count_share'), doc='ε share of the noisy class sizes')
+    latent_dim: int = param(_DS('latent_dim'), doc="the auto-encoder's latent dimension")
+    hidden: tuple = param(_DS('hidden'), doc="the auto-encoder's hidden layer widths")
+    max_steps: int = param(_DS('max_steps'), doc='DP-SGD steps at most')
+    n_components: int = param(_DS('n_components'), doc='mixture components of DP-EM')
+    em_iters: int = param(_DS('em_iters'), doc='DP-EM iterations')
+
+    def __post_init__(self): _checked_by(DPSyn, '_validate', bounds=(0.0, 1.0))(self)
+
 class DPSynRelease(Method):
     "DP-SYN through the front door: per-label DP auto-encoder + DP-EM on the encoded rows, private class sizes."
     name, system, paper = 'dp-syn', 'DP-SYN', 'Abay et al.'
     guarantee = '(ε, δ)-DP, replace-one neighbours (RDP accountant for DP-SGD, noisy class sizes)'
     needs_public = 'schema (bounds, categories), classes, n'
-    released_attributes = ('ledger_', 'model_')
-    _published = False
-
-    def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'safe',
-                 count_share: float = default_of(DPSyn, 'count_share'), # ε share of the noisy class sizes
-                 latent_dim: int = default_of(DPSyn, 'latent_dim'), hidden: tuple = default_of(DPSyn, 'hidden'),
-                 max_steps: int = default_of(DPSyn, 'max_steps'), n_components: int = default_of(DPSyn, 'n_components'),
-                 em_iters: int = default_of(DPSyn, 'em_iters'),
-                ):
-        super().__init__(epsilon, delta, schema, classes, rng, sampler)
-        self.count_share, self.latent_dim, self.hidden = count_share, latent_dim, hidden
-        self.max_steps, self.n_components, self.em_iters = max_steps, n_components, em_iters
-
+    spec_type, _published = DPSynSpec, False
     def _needs_labels(self): return True
 
-    def _fit(self, E, y, eps, delta, sampler, rng):
-        kw = dict(count_share=self.count_share, latent_dim=self.latent_dim, hidden=tuple(self.hidden), max_steps=self.max_steps,
-                  n_components=self.n_components, em_iters=self.em_iters, bounds=(0.0, 1.0), published=self._published,
-                  rng=rng, progress=False)
-        kw.update(classes=list(range(len(self.classes_))),
-                  class_sizes='public' if self._published else 'private', sampler=sampler)
-        m = DPSyn(eps, delta, **kw).fit(E, y)
-        for step, e, d in m.budget_.ledger.itertuples(index=False):
-            if step == 'reserved for groups':
-                step = f'per-label auto-encoder (DP-SGD) + DP-EM, parallel over {len(self.classes_)} labels'
-            self._charge(step.replace('reserved for counts', 'class sizes'),
-                         'Gaussian mechanisms (RDP-accounted)', e, d)
-        self.model_ = m
+# %% ../nbs/58_registry.ipynb #74528264
+@patch(cls_method=True)
+def _charges_of(cls: DPSynRelease, spec, public, eps, delta) -> list:
+    "The class sizes' share (unless published), and the per-label parts composed in parallel."
+    k, mech = public.n_classes, 'Gaussian mechanisms (RDP-accounted)'
+    if cls._published: return [Charge(f'parallel over {k} disjoint partitions', mech, eps, delta)]
+    c = float(spec.count_share)
+    return [Charge('class sizes', mech, c * eps, c * delta),
+            Charge(f'per-label auto-encoder (DP-SGD) + DP-EM, parallel over {k} labels', mech,
+                   (1 - c) * eps, (1 - c) * delta)]
 
-    def _sample(self, n, rng):
-        X, y = self.model_.sample(n, rng=rng)
-        return np.asarray(X, dtype=float), np.asarray(y).astype(np.int64)
+@patch
+def _fit(self: DPSynRelease, E, y, eps, delta, sampler, rng) -> dict:
+    s = self.spec
+    kw = dict(count_share=s.count_share, latent_dim=s.latent_dim, hidden=tuple(s.hidden), max_steps=s.max_steps,
+              n_components=s.n_components, em_iters=s.em_iters, bounds=(0.0, 1.0), published=self._published,
+              rng=rng, progress=False, classes=list(range(len(self.classes_))), sampler=sampler,
+              class_sizes='public' if self._published else 'private')
+    m = self.model_ = DPSyn(eps, delta, **kw).fit(E, y)
+    for step, e, d in m.budget_.ledger.itertuples(index=False):
+        if step == 'reserved for groups':
+            step = f'per-label auto-encoder (DP-SGD) + DP-EM, parallel over {len(self.classes_)} labels'
+        self._charge(step.replace('reserved for counts', 'class sizes'), 'Gaussian mechanisms (RDP-accounted)', e, d)
+    return {a: getattr(m, a) for a in _DPSYN_STATE}
 
-# %% ../nbs/58_registry.ipynb #ee38c2e3
+# %% ../nbs/58_registry.ipynb #7822d3a8
+_DPSYN_STATE = ('class_weights_', 'groups_', 'classes_', 'lo_', 'hi_', 'columns_', 'y_name_')
+
+def _rebuilt(cls, state):
+    "An estimator of class `cls` holding only the released `state` (for its own post-processing code)."
+    m = cls.__new__(cls)
+    m.__dict__.update(dict(state))
+    return m
+
+@patch(cls_method=True)
+def _draw(cls: DPSynRelease, r, n, rng):
+    X, y = _rebuilt(DPSyn, r.stats).sample(n, rng=rng)
+    return np.asarray(X, dtype=float), np.asarray(y).astype(np.int64)
+
 class DPSynPaperRelease(DPSynRelease):
     "DP-SYN as published: exact class sizes (public by assumption)."
     name, private, _published = 'dp-syn-paper', False, True
@@ -584,29 +744,39 @@ class SuffStatRelease(Method):
     name, system, paper = 'suffstat-gauss', 'Sufficient statistics', 'dpnotes (noisy sufficient statistics)'
     guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion), replace-one neighbours'
     needs_public = 'schema (bounds, categories), classes, n'
-    released_attributes = ('ledger_', 'model_')
     supports_dask = True
     composes_in_rho = True         # counts, centre, sums and moments: Gaussian mechanisms accounted in ρ
 
     def _needs_labels(self): return True
 
-    def _fit(self, E, y, eps, delta, sampler, rng):
-        w = E.shape[1]                                         # the schema's encoded width (public)
-        m = SuffStatGauss(epsilon=eps, delta=delta, bounds=(np.zeros(w), np.ones(w)),
-                          classes=list(range(len(self.classes_))), rng=rng, sampler=sampler).fit(E, y)
-        self._charge(f'counts, centre, class sums, pooled second moment (ρ-zCDP, ρ = {m.rho_:.4g})',
-                     'Gaussian mechanism (zCDP)', eps, delta, rho=m.rho_)
-        self.model_ = m
+    @classmethod
+    def _charges_of(cls, spec, public, eps, delta):
+        rho = zcdp_rho(eps, delta)
+        return [Charge(f'counts, centre, class sums, pooled second moment (ρ-zCDP, ρ = {rho:.4g})',
+                       'Gaussian mechanism (zCDP)', eps, delta, rho)]
 
-    def _sample(self, n, rng):
-        X, y = self.model_.sample(n, rng=rng)
-        return X.to_numpy(dtype=float), y.to_numpy().astype(np.int64)
+# %% ../nbs/58_registry.ipynb #4ce9a83a
+@patch
+def _fit(self: SuffStatRelease, E, y, eps, delta, sampler, rng) -> dict:
+    w = E.shape[1]                                         # the schema's encoded width (public)
+    m = SuffStatGauss(epsilon=eps, delta=delta, bounds=(np.zeros(w), np.ones(w)),
+                      classes=list(range(len(self.classes_))), rng=rng, sampler=sampler).fit(E, y)
+    self.model_ = m
+    self._charge(f'counts, centre, class sums, pooled second moment (ρ-zCDP, ρ = {m.rho_:.4g})',
+                 'Gaussian mechanism (zCDP)', eps, delta, rho=m.rho_)
+    return dict(model=m._model(), columns=tuple(m._columns()))
 
-    def _sample_dask(self, n, rng):
-        "A Dask DataFrame in the input's columns and units: rows drawn and decoded on the workers, one stream per partition."
-        m, codec = self.model_, self.codec_
-        out = _sample_dask(m._model(), m._columns(), n, rng)
-        return out.map_partitions(_decode_part, codec, m._columns(), meta=_decode_part(out._meta, codec, m._columns()))
+@patch(cls_method=True)
+def _draw(cls: SuffStatRelease, r, n, rng):
+    Z, lab = _suffstat_draw(rng, n, *r.stats['model'])
+    return np.asarray(Z, dtype=float), np.asarray(lab).astype(np.int64)
+
+@patch(cls_method=True)
+def _draw_dask(cls: SuffStatRelease, r, n, rng):
+    "A Dask DataFrame in the input's columns and units: rows drawn and decoded on the workers, one stream per partition."
+    cols = list(r.stats['columns'])
+    out = _sample_dask(r.stats['model'], cols, n, rng)
+    return out.map_partitions(_decode_part, r.codec, cols, meta=_decode_part(out._meta, r.codec, cols))
 
 def _decode_part(part, codec, columns) -> pd.DataFrame:
     "One sampled partition decoded through the schema (row-wise, public), keeping the partition's index."
@@ -638,58 +808,82 @@ def _fill_declared(df, cols:dict) -> pd.DataFrame:
     return df
 
 # %% ../nbs/58_registry.ipynb #cg000000
-from .copula import CopulaGauss
-
 _CG = partial(default_of, CopulaGauss)
 
-# %% ../nbs/58_registry.ipynb #f31603f8
+def _copula_checks(spec):
+    "The copula's own validation of these settings on a one-column public stand-in spec (nothing is fitted)."
+    check_retired({f.name: getattr(spec, f.name) for f in fields(spec)})
+    kw = {f.name: getattr(spec, f.name) for f in fields(spec) if f.name != 'complete'}
+    m = CopulaGauss({'_': dict(kind='numeric', lower=0.0, upper=1.0)}, 1.0, 1e-5, **kw)
+    m._validate(pd.DataFrame({'_': [0.0, 1.0]}))
+
+@dataclass(frozen=True)
+class CopulaSpec(Spec):
+    "The copula's front-door parameters (defaults: `CopulaGauss`'s)."
+    dependence: str = param(_CG('dependence'), doc="'auto', 'pooled', 'class_means', 'per_class' or 'independent'")
+    split: float = param(_CG('split'), doc="share of ρ for the histograms (the rest: the dependence)")
+    bins: int | str = param(_CG('bins'), doc="bins of a numeric column: 'auto' or an int")
+    clip_factor: float = param(_CG('clip_factor'), doc='κ of the public radius κ√d of a row of normal scores')
+    sums_share: float = param(_CG('sums_share'), doc="share of the dependence ρ for the class sums")
+    shrink: float | str = param(_CG('shrink'), doc="'auto' or a λ in [0, 1]")
+    scale_share: float = param(_CG('scale_share'), doc="share of ρ for the scale ranges of binned columns")
+    atoms: str | bool = param(_CG('atoms'), doc="'threshold' (states on the bounds, kept above a threshold) or False")
+    complete: tuple = param(tuple(_CG('complete')), lambda v, name: tuple(v), 'columns declared to have no missing cell')
+    missing: str = param(_CG('missing'), doc="'threshold': a missing state kept only above its threshold")
+
+    def __post_init__(self):
+        super().__post_init__(); _copula_checks(self)
+
+# %% ../nbs/58_registry.ipynb #1069636f
+@patch
+def check_public(self: CopulaSpec, public: Public):
+    "`complete` names columns of the schema."
+    bad = sorted(set(self.complete) - set(public.columns)) if public.columns else []
+    if bad: raise ValueError(f"complete: {bad[:3]} are not columns of the schema")
+
 class CopulaRelease(Method):
     "DP marginals (noisy histograms on the schema's states, missing as a state) + a Gaussian copula, on the caller's own columns."
     name, system, paper = 'copula-gauss', 'DP marginals + Gaussian copula', 'dpnotes (after Li, Xiong & Jiang 2014)'
     guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion), replace-one neighbours'
     needs_public = 'schema (bounds, categories), classes, n'
-    released_attributes = ('ledger_', 'model_')
     keeps_missing, calibratable = True, False   # its marginals are released histograms already: `calibrate` is refused
+    spec_type = CopulaSpec
 
-    def __init__(self, epsilon: float = 1.0, delta: float | None = None, schema=None, classes=None, rng=None,
-                 sampler: str = 'safe', dependence: str = _CG('dependence'), split: float = _CG('split'),
-                 bins=_CG('bins'), clip_factor=_CG('clip_factor'), sums_share: float = _CG('sums_share'),
-                 shrink=_CG('shrink'), scale_share: float = _CG('scale_share'),
-                 atoms=_CG('atoms'), complete=_CG('complete'),
-                 missing=_CG('missing')):    # every default is CopulaGauss's own (`default_of`)
-        super().__init__(epsilon, delta, schema, classes, rng, sampler)
-        self.dependence, self.split, self.bins, self.clip_factor, self.sums_share = dependence, split, bins, clip_factor, sums_share
-        self.shrink, self.scale_share, self.atoms, self.complete, self.missing = shrink, scale_share, atoms, complete, missing
+    @classmethod
+    def _charges_of(cls, spec, public, eps, delta):
+        return [Charge(f'histograms + copula second moments (ρ-zCDP, ρ = {copula_rho(eps, delta):.4g})',
+                       'Gaussian mechanism (zCDP)', eps, delta)]
 
-    def fit(self, data, label=None, allow_drafted: bool = False):
-        "As `Method.fit`, with the caller's own columns kept for `_fit` only (dropped on return and on any error)."
-        self._frame = None if is_dask(data) else _frame_of(data, label)[0]
-        try: return Method.fit(self, data, label, allow_drafted)
-        finally: self._frame = None
+# %% ../nbs/58_registry.ipynb #f31603f8
+@patch
+def fit(self: CopulaRelease, data, label=None, allow_drafted: bool = False):
+    "As `Method.fit`, with the caller's own columns kept for `_fit` only (dropped on return and on any error)."
+    self._frame = None if is_dask(data) else _frame_of(data, label)[0]
+    try: return Method.fit(self, data, label, allow_drafted)
+    finally: self._frame = None
 
-    def _fit(self, E, y, eps, delta, sampler, rng):
-        df, self._frame = self._frame, None                  # the private frame is dropped before anything is returned
-        # the public rule: nothing about the data is refused
-        c = self.codec_; sch = c.schema.columns; df = c.sanitize(df)
-        cols = {k: _copula_spec(sch[k], k in set(self.complete)) for k in c.order}
-        # a declared-complete column's missing cell: a public value
-        df = _fill_declared(df, cols)
-        m = CopulaGauss(cols, eps, delta, label=c.label, dependence=self.dependence, split=self.split, bins=self.bins,
-                        clip_factor=self.clip_factor, sums_share=self.sums_share, shrink=self.shrink,
-                        scale_share=self.scale_share, atoms=self.atoms, missing=self.missing, rng=rng, sampler=sampler).fit(df)
-        assert m.budget_['ranges_epsilon'] == 0        # no private ranges through the front door (retired: range_share)
-        self._charge(f'histograms + copula second moments (ρ-zCDP, ρ = {m.rho_:.4g})',
-                     'Gaussian mechanism (zCDP)', eps, delta)
-        self.model_ = m
+_COPULA_STATE = ('probs_', 'n_', 'dependence_', 'corr_', 'means_', 'covs_', 'label', 'states_', 'columns_')
+
+@patch
+def _fit(self: CopulaRelease, E, y, eps, delta, sampler, rng) -> dict:
+    df, self._frame = self._frame, None                  # the private frame is dropped before anything is returned
+    c, s = self.codec_, self.spec
+    sch = c.schema.columns; df = c.sanitize(df)          # the public rule: nothing about the data is refused
+    cols = {k: _copula_spec(sch[k], k in set(s.complete)) for k in c.order}
+    df = _fill_declared(df, cols)                        # a declared-complete column's missing cell: a public value
+    opts = {f.name: getattr(s, f.name) for f in fields(s) if f.name != 'complete'}
+    m = self.model_ = CopulaGauss(cols, eps, delta, label=c.label, rng=rng, sampler=sampler, **opts).fit(df)
+    assert m.budget_['ranges_epsilon'] == 0        # no private ranges through the front door (retired: range_share)
+    self._charges += self._charges_of(s, None, eps, delta)
+    self._rng_ = m._g_sample                       # the copula's own sampling stream, split off at its fit
+    return {a: getattr(m, a) for a in _COPULA_STATE}
 
 # %% ../nbs/58_registry.ipynb #328e22bc
-@patch
-def sample(self:CopulaRelease, n: int | None = None) -> pd.DataFrame:
+@patch(cls_method=True)
+def _sample_fitted(cls: CopulaRelease, r, n, rng) -> pd.DataFrame:
     "A released table of `n` rows in the caller's columns, order and dtypes (missing cells kept). Post-processing only."
-    if not hasattr(self, 'ledger_'): raise ValueError("this CopulaRelease is not fitted yet: call fit(data) first")
-    out = self.model_.sample(self.n_ if n is None else check_int(n, 'n'))
-    return pd.DataFrame({k: _copula_cast(self.codec_.schema.columns[k], out[k]) for k in self.codec_.order})
-
+    out = _rebuilt(CopulaGauss, r.stats).sample(n, rng=rng)
+    return pd.DataFrame({k: _copula_cast(r.codec.schema.columns[k], out[k]) for k in r.codec.order})
 
 # %% ../nbs/58_registry.ipynb #d1a104f7
 METHODS: dict = {}
@@ -712,9 +906,15 @@ def methods() -> pd.DataFrame:
 
 # %% ../nbs/58_registry.ipynb #0fd8e331
 def method_params(cls) -> list:
-    "The parameters of adapter class `cls` that are its own (`release(**params)`, `--option`)."
-    shared = {'self', 'epsilon', 'delta', 'schema', 'classes', 'rng', 'sampler'}
-    return sorted(set(inspect.signature(cls.__init__).parameters) - shared)
+    "The parameters of adapter class `cls` that are its own (`release(**params)`, `--option`): its `Spec`'s fields."
+    return sorted(spec_fields(cls.spec_type))
+
+# %% ../nbs/58_registry.ipynb #411de31b
+def method_options(method: str) -> pd.DataFrame:
+    "One row per parameter of `method` (`release(**params)`, `--option`): its one default and what it does."
+    if method not in METHODS: raise ValueError(f"method: unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    rows = [dict(option=k, default=repr(d), meaning=doc) for k, (d, doc) in spec_fields(METHODS[method].spec_type).items()]
+    return pd.DataFrame(rows, columns=['option', 'default', 'meaning'])
 
 # %% ../nbs/58_registry.ipynb #cc89ec92
 def _check_calibrate(cls, method:str, data, calibrate):
@@ -728,42 +928,28 @@ def _check_calibrate(cls, method:str, data, calibrate):
         raise ValueError(f"calibrate: method {method!r} releases its own noisy marginals already "
                          "(a share would be charged for nothing); use calibrate=0")
 
-# %% ../nbs/58_registry.ipynb #2476bd6c
-DECISIONS = 'decisions.html'    # the page of every decision record (nbs/92_decisions.ipynb)
-
-RETIRED = {                     # (parameter, value; None: any value) -> anchor on the decisions page
-    ('calibrate_atoms', None): 'calibrate-atoms',
-    ('atoms', True): 'copula-atoms', ('atoms', 'merge'): 'copula-atoms',
-    ('clip_factor', 'auto'): 'copula-clip-factor-auto',
-    ('range_share', None): 'copula-range-share',
-}
-
-# %% ../nbs/58_registry.ipynb #4ae7074f
-def check_retired(params: dict):
-    "Refuse, in one line naming the decisions page, an option the project judged and did not adopt."
-    for k, v in params.items():
-        for (name, val), anchor in RETIRED.items():
-            if k == name and (val is None or (type(v) is type(val) and v == val)):
-                shown = k if val is None else f'{k}={v!r}'
-                raise ValueError(f"{shown}: a retired option (judged and not adopted); "
-                                 f"see the decisions page, {DECISIONS}#{anchor}")
-
 # %% ../nbs/58_registry.ipynb #94fdaa21
 def build(method: str, # a name in `methods()`
           data=None, # the input, only to tell a Dask frame from an in-memory one (nothing is read)
           calibrate: float = 0.0, # budget share for marginal calibration, as in `release`
+          label: str | None = None, # the label column, when the schema is given
           **kwargs, # epsilon, delta, schema, classes, rng, sampler and the method's own parameters
          ) -> Method:
     "The unfitted adapter of `method`, every public input checked first (the one place `release` and the plan share)."
     if not isinstance(method, str) or method not in METHODS:
         raise ValueError(f"method: unknown method {method!r}; choose one of {', '.join(METHODS)} "
                          "(see dpnotes.release.methods())")
-    cls, shared = METHODS[method], {'epsilon', 'delta', 'schema', 'classes', 'rng', 'sampler'}
+    cls = METHODS[method]
     check_retired(kwargs)
-    bad = sorted(set(kwargs) - shared - set(method_params(cls)))
+    bad = sorted(set(kwargs) - set(_SHARED) - set(method_params(cls)))
     if bad: raise TypeError(f"method {method!r} has no parameter {bad[0]!r}; its parameters: {method_params(cls)}")
     _check_calibrate(cls, method, data, calibrate)
-    est = cls(**kwargs)
+    check_epsilon(kwargs.get('epsilon', 1.0))
+    est = cls(**kwargs)                                  # the `Spec` checks every parameter of the method
+    if kwargs.get('schema') is not None:                 # and, with the schema, against its public shape
+        sch = as_schema(kwargs['schema'])
+        lab = label if label is not None else sch.label
+        est.spec.check_public(public_inputs(sch, lab if lab in sch.columns else None))
     est._calibrate = float(calibrate)
     return est
 

@@ -7,7 +7,6 @@ Docs: https://dpnotes.github.io/dpnotes/release.html.md"""
 
 # %% ../nbs/60_release.ipynb #c510a6a1
 from __future__ import annotations
-import copy
 import warnings
 from dataclasses import dataclass
 
@@ -15,8 +14,9 @@ import numpy as np
 import pandas as pd
 
 from .data import Schema, as_schema, drafted_fields, TableCodec   # re-exported: the front door's names
-from .registry import (METHODS, Method, build, default_delta, method_params, methods, register,
-                              size_warning, SizeWarning, _frame_of)
+from .contract import check_released
+from .registry import (METHODS, Fitted, Method, build, default_delta, method_params, methods, register,
+                              sample, size_warning, SizeWarning, _frame_of)
 from .moments import is_dask
 
 # %% auto #0
@@ -34,7 +34,11 @@ class Release:
     delta: float                # requested (or the default)
     private: bool               # end-to-end DP as registered
     original_units: bool        # data in the input's columns and units
-    model: object = None        # the fitted adapter (released quantities only)
+    model: object = None        # the released value (`Fitted`: released statistics and public settings only)
+
+    def sample(self, n: int | None = None, rng=None) -> pd.DataFrame:
+        "More rows from the released value (post-processing): fresh entropy unless `rng` is given."
+        return sample(self.model, n, rng)
 
     @property
     def spent(self) -> tuple:
@@ -48,28 +52,6 @@ class Release:
         rows = f"a Dask DataFrame of {self.data.npartitions} partitions" if is_dask(self.data) else f"{len(self.data)} rows"
         return (f"Release({self.method!r}: {rows} x {len(self.data.columns)} columns in {units}; "
                 f"spent ε={e:.4g} of {self.epsilon:.4g}, δ={d:.3g} of {self.delta:.3g}{tag})")
-
-# %% ../nbs/60_release.ipynb #dff2decc
-_RNG_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
-
-def _ours(obj) -> bool:
-    "Whether `obj` is an instance of one of the package's classes (or of a class defined in a notebook)."
-    return (hasattr(obj, '__dict__') and not isinstance(obj, type)
-            and type(obj).__module__.split('.')[0] in ('dpnotes', '__main__', '__mp_main__'))
-
-def _scrub(obj, depth: int = 0):
-    """A copy of a fitted object for a `Release`: every generator, bit generator, seed sequence and seed removed,
-    recursively through the package's own objects, dicts, lists and tuples; the fitted object itself is not modified."""
-    if isinstance(obj, _RNG_TYPES): return None
-    if depth > 6: return obj
-    if isinstance(obj, dict): return {k: _scrub(v, depth + 1) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)) and any(isinstance(v, _RNG_TYPES) or _ours(v) for v in obj):
-        return type(obj)(_scrub(v, depth + 1) for v in obj)
-    if not _ours(obj): return obj
-    out = copy.copy(obj)
-    for k, v in vars(obj).items():
-        setattr(out, k, None if k in ('rng', 'seed', 'random_state', '_charges') else _scrub(v, depth + 1))
-    return out
 
 # %% ../nbs/60_release.ipynb #dd6f228e
 def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`, or a Dask DataFrame (methods with `dask` in `methods()`)
@@ -88,7 +70,7 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
             **params, # method-specific parameters (see the adapter class)
            ) -> Release:
     "Release `data` with `method` at (ε, δ): a DP table in the input's columns, units and dtypes, a ledger and the public inputs."
-    est = build(method, data, calibrate, epsilon=epsilon, delta=delta, schema=schema, classes=classes, rng=rng,
+    est = build(method, data, calibrate, label, epsilon=epsilon, delta=delta, schema=schema, classes=classes, rng=rng,
                 sampler=sampler, **params)                 # public inputs only; a dry run checks them too
     if dry_run:                                              # reads the schema and n (public under replace-one) only
         from dpnotes.plan import plan_release
@@ -103,7 +85,7 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
     out = est.sample(n)
     private = cls.private and not drafted_fields(est.codec_.schema)    # a drafted schema is read from the data
     return Release(out, est.ledger_.copy(), _public_table(est, n), method, float(epsilon), est.delta_, private,
-                   cls.original_units, _scrub(est))
+                   cls.original_units, est.released_)
 
 # %% ../nbs/60_release.ipynb #b30febe3
 def _public_table(est, n) -> pd.DataFrame:

@@ -1,6 +1,7 @@
 """The mechanism contract, checked across the whole package: safe by default wherever a user can call a sampler, and
 the layers' import graph (no cycle between the front door and the plan)."""
 import ast
+from collections.abc import Mapping
 import importlib
 import inspect
 import pkgutil
@@ -132,7 +133,7 @@ def _arrays(o, path='r', depth=0, seen=None):
             a = o.reshape(len(o), -1).astype(float) if o.ndim else o
             for j in range(a.shape[1]): yield f'{path}[:, {j}]', a[:, j]
         return
-    kids = (o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, (list, tuple))
+    kids = (o.items() if isinstance(o, Mapping) else enumerate(o) if isinstance(o, (list, tuple))
             else vars(o).items() if hasattr(o, '__dict__') and type(o).__module__.startswith(('dpnotes', 'test'))
             and not isinstance(o, type) else ())
     for k, v in list(kids): yield from _arrays(v, f'{path}.{k}', depth + 1, seen)
@@ -167,21 +168,102 @@ def test_release_object_holds_no_private_column(method):
     assert _held_private(r, df) == []
 
 
-def test_a_release_object_storing_the_private_frame_is_caught():
-    """A control: an adapter that keeps the encoded rows in an underscore attribute (which the older attribute-list
-    checks skipped) is caught by the walk."""
+def _leaky(extra):
+    "A control method: suffstat-gauss whose fit also returns `extra(E)` among its released statistics."
     from dpnotes.registry import METHODS
-    from dpnotes.release import Release, _public_table, _scrub
-    df = _table()
-    cls = METHODS['suffstat-gauss']
-    class Leaky(cls):
+    class Leaky(METHODS['suffstat-gauss']):
+        name = 'leaky-control'
         def _fit(self, E, y, eps, delta, sampler, rng):
-            self._anything_private = E.copy()
-            return super()._fit(E, y, eps, delta, sampler, rng)
-    est = Leaky(epsilon=1.0, schema=SCHEMA, rng=0)
-    est.fit(df)
-    r = Release(est.sample(), est.ledger_.copy(), _public_table(est, None), 'leaky', 1.0, est.delta_, True, True, _scrub(est))
-    assert any('_anything_private' in p for p in _held_private(r, df)), 'the walk missed a stored private frame'
+            return {**super()._fit(E, y, eps, delta, sampler, rng), 'cache': extra(E)}
+    return Leaky
+
+
+@pytest.mark.parametrize('extra,caught_by', [(lambda E: E.copy(), 'values'), (lambda E: pd.DataFrame(E), 'types')])
+def test_a_release_storing_the_private_rows_is_caught(extra, caught_by):
+    """Controls: a method that returns the encoded rows among its released statistics is caught by the value walk
+    (as an array) or by the type walk of `check_released` (as a frame)."""
+    from dpnotes.contract import check_released
+    from dpnotes.registry import METHODS
+    from dpnotes.release import release
+    df, cls = _table(), _leaky(extra)
+    METHODS[cls.name] = cls
+    try: r = release(df, cls.name, 1.0, schema=SCHEMA, rng=0)
+    finally: METHODS.pop(cls.name)
+    if caught_by == 'values': assert any('cache' in p for p in _held_private(r, df)), 'the walk missed the rows'
+    else: assert any('cache' in p for p, _ in check_released(r.model)), 'the type walk missed the frame'
+
+
+@pytest.mark.parametrize('method', ['suffstat-gauss', 'copula-gauss', 'dprp', 'dprp-paper', 'ron-gauss',
+                                    'ron-gauss-paper', 'pca-gauss', 'pca-gauss-paper', 'jl-laplace',
+                                    'jl-laplace-paper', 'dp-syn', 'dp-syn-paper'])
+def test_every_released_value_holds_declared_plain_data(method):
+    """The value `release()` returns as `Release.model`: every field declared a released statistic or a public setting,
+    every value plain data (no frame, no generator, no object), before and after pickling; it samples alone."""
+    import pickle
+    from dpnotes.contract import check_released
+    from dpnotes.registry import Fitted, sample
+    from dpnotes.release import release
+    kw = dict(max_steps=5) if 'syn' in method else {}
+    r = release(_table(), method, 1.0, schema=SCHEMA, rng=0, **kw)
+    assert isinstance(r.model, Fitted) and check_released(r.model) == []
+    r2 = pickle.loads(pickle.dumps(r))
+    assert check_released(r2.model) == [] and len(sample(r2.model, 7)) == 7
+
+
+def test_every_released_type_declares_its_fields():
+    "Every subclass of `Released` in the package declares each field a released statistic or a public setting."
+    from dataclasses import fields
+    from dpnotes.contract import Released
+    import dpnotes.registry  # noqa: F401  (defines the types)
+    todo, seen = [Released], []
+    while todo:
+        t = todo.pop(); seen.append(t); todo += t.__subclasses__()
+    bad = [(t.__name__, f.name) for t in seen if t.__module__.startswith('dpnotes')
+           for f in fields(t) if f.metadata.get('kind') not in ('statistic', 'setting')]
+    assert len(seen) >= 2 and not bad, bad
+
+
+def test_the_fitter_is_not_the_released_value():
+    """What a fit keeps while it runs (the encoded rows, generators) stays on the fitter; `Release.model` is another,
+    frozen object."""
+    import dataclasses
+    from dpnotes.release import release
+    r = release(_table(), 'suffstat-gauss', 1.0, schema=SCHEMA, rng=0)
+    with pytest.raises(dataclasses.FrozenInstanceError): r.model.n = 3
+
+
+# ---- each default once: the `Spec` is the only place; the command's help, the plan and the docs read it
+
+@pytest.mark.parametrize('method', ['copula-gauss', 'dprp', 'ron-gauss', 'jl-laplace', 'dp-syn', 'suffstat-gauss'])
+def test_spec_defaults_are_what_the_command_the_plan_and_the_docs_show(method):
+    import inspect
+    from typer.testing import CliRunner
+    from dpnotes.cli import _app as app
+    from dpnotes.contract import spec_fields
+    from dpnotes.plan import plan_ledger
+    from dpnotes.registry import METHODS, public_inputs
+    cls = METHODS[method]
+    want = {k: d for k, (d, _) in spec_fields(cls.spec_type).items()}
+    # the documentation: the adapter's signature (what show_doc renders) is generated from the Spec
+    sig = inspect.signature(cls.__init__).parameters
+    assert {k: sig[k].default for k in want} == want
+    # the command: `dpnotes methods METHOD` prints each option with its default
+    out = CliRunner().invoke(app, ['methods', method]).stdout
+    for k, d in want.items(): assert any(ln.split()[:2] == [k, repr(d).split()[0]] for ln in out.splitlines()), (k, out)
+    # the plan: its ledger at default settings is the charges of the default Spec
+    kw = dict(max_steps=5) if 'syn' in method else {}
+    L = plan_ledger(SCHEMA, method, 1.0, 1e-6, 'y', **kw)
+    ref = cls.charges(cls.spec_type(**kw), public_inputs(SCHEMA, 'y'), 1.0, 1e-6)
+    pd.testing.assert_frame_equal(L, ref)
+
+
+def test_a_bad_option_is_refused_before_any_row_is_read():
+    "Options are checked by the method's `Spec` (and the schema's public shape) in `build`, before any data."
+    from dpnotes.registry import build
+    with pytest.raises(ValueError, match='dependence'): build('copula-gauss', epsilon=1.0, dependence='nope')
+    with pytest.raises(ValueError, match='k2'): build('dprp', epsilon=1.0, schema=SCHEMA, k1=2, k2=3)
+    with pytest.raises(ValueError, match='p=40'): build('ron-gauss', epsilon=1.0, schema=SCHEMA, p=40)
+    with pytest.raises(ValueError, match='norm_share'): build('pca-gauss', epsilon=1.0, norm_share=0.7)
 
 
 # ---- each default defined once: an adapter of the front door states no default of the estimator it passes it to

@@ -53,7 +53,8 @@ def test_declared_complete_has_no_missing_state():
     m = CopulaGauss(cols, 1.0, 1e-5, label='y', rng=0).fit(df)
     assert not m.states_['k']['missing'] and m.states_['x']['missing']
     r = release(df, 'copula-gauss', 1.0, schema=SCHEMA, rng=0, complete=['k', 'c'])
-    assert not r.model.model_.states_['k']['missing'] and not r.model.model_.states_['c']['missing']
+    st = r.model.stats['states_']
+    assert not st['k']['missing'] and not st['c']['missing']
     assert r.data[['k', 'c']].notna().all().all() and str(r.data['k'].dtype) == 'Int64'
     with pytest.raises(ValueError, match='missing'): release(df, 'copula-gauss', 1.0, schema=SCHEMA, rng=0, missing=False)
 
