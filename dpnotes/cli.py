@@ -26,14 +26,14 @@ import dpnotes.data as _data
 import dpnotes.privacy as _privacy
 from .data import CHECK_WARNING, check_table, draft_schema, read_by_schema, read_by_schema_dask, read_table
 from .data import as_schema, drafted_fields, draft_file_schema
-from .registry import DECISIONS, METHODS, check_retired, method_options, method_params, methods, SizeWarning
+from .registry import DECISIONS, DEFAULT_METHOD, METHODS, check_retired, method_options, method_params, methods, SizeWarning
 from .release import release, wdbc_schema
 
 # %% auto #0
-__all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'DEFAULT_METHOD', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR', 'RELEASE_OPTIONS',
+__all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'BENCHMARK_FILE', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR', 'RELEASE_OPTIONS',
            'WITHHELD', 'DOMAIN_RULE', 'SUMMARY_HEADER', 'REPORT_HEADER', 'BadInput', 'read_input', 'methods_cmd',
-           'schema_cmd', 'benchmark_warning', 'parse_options', 'release_cmd', 'check_cmd', 'report_cmd',
-           'reproduce_cmd', 'main']
+           'schema_cmd', 'benchmark_summary', 'benchmark_warning', 'parse_options', 'release_cmd', 'check_cmd',
+           'report_cmd', 'reproduce_cmd', 'main']
 
 # %% ../nbs/61_cli.ipynb #3b7c6dbd
 class BadInput(Exception):
@@ -146,25 +146,28 @@ def _check_out(out: Path, source, suffixes):
 DEFAULT_SAMPLER = 'safe'
 
 # %% ../nbs/61_cli.ipynb #acd3e547
-# The command's method when --method is not given, and the one in its help example: the method the benchmark page
-# recommends (best or tied-best accuracy of a model trained on the release, on 5 of the 6 tables, at every ε).
-DEFAULT_METHOD = 'suffstat-gauss'
+BENCHMARK_FILE = 'benchmark_accuracy.json'   # in dpnotes/datasets: written from data/results/bench_methods.csv
 
-# Measured accuracy of a random forest trained on the release and tested on real held-out rows, and the majority rate
-# of that test split, by (method, ε) and table. Copied from data/results/bench_methods.csv at the repository top
-# (benchmark of 2026-11-23, commit ef356c1; mean over the recorded splits): that file is not installed with the package.
-BENCHMARK = {
-    ('dp-syn', 1): {'cervical_cancer': (0.936, 0.936), 'dermatology': (0.331, 0.311), 'indian_liver': (0.709, 0.709), 'wdbc': (0.728, 0.632)},
-    ('dp-syn', 8): {'cervical_cancer': (0.936, 0.936), 'dermatology': (0.770, 0.311), 'indian_liver': (0.513, 0.709), 'wdbc': (0.851, 0.632)},
-    ('dprp', 1): {'cervical_cancer': (0.412, 0.936), 'dermatology': (0.162, 0.311), 'indian_liver': (0.499, 0.709), 'spambase': (0.495, 0.606), 'wdbc': (0.447, 0.632)},
-    ('dprp', 8): {'cervical_cancer': (0.936, 0.936), 'dermatology': (0.280, 0.311), 'indian_liver': (0.574, 0.709), 'wdbc': (0.572, 0.632)},
-    ('pca-gauss', 1): {'cervical_cancer': (0.936, 0.936), 'dermatology': (0.311, 0.311), 'indian_liver': (0.697, 0.709), 'spambase': (0.606, 0.606), 'wdbc': (0.632, 0.632)},
-    ('pca-gauss', 8): {'cervical_cancer': (0.936, 0.936), 'dermatology': (0.311, 0.311), 'indian_liver': (0.676, 0.709), 'spambase': (0.604, 0.606), 'wdbc': (0.632, 0.632)},
-    ('ron-gauss', 1): {'cervical_cancer': (0.936, 0.936), 'dermatology': (0.311, 0.311), 'indian_liver': (0.679, 0.709), 'spambase': (0.606, 0.606), 'wdbc': (0.632, 0.632)},
-    ('ron-gauss', 8): {'cervical_cancer': (0.936, 0.936), 'dermatology': (0.311, 0.311), 'indian_liver': (0.666, 0.709), 'spambase': (0.604, 0.606), 'wdbc': (0.632, 0.632)},
-    ('suffstat-gauss', 1): {'adult': (0.802, 0.752), 'cervical_cancer': (0.937, 0.936), 'dermatology': (0.642, 0.311), 'indian_liver': (0.653, 0.709), 'spambase': (0.756, 0.606), 'wdbc': (0.911, 0.632)},
-    ('suffstat-gauss', 8): {'adult': (0.804, 0.752), 'cervical_cancer': (0.960, 0.936), 'dermatology': (0.949, 0.311), 'indian_liver': (0.667, 0.709), 'spambase': (0.784, 0.606), 'wdbc': (0.927, 0.632)},
-}
+def benchmark_summary(rows) -> dict:
+    """{(method, ε): {table: (accuracy, majority rate)}} of the benchmark rows of the papers' methods and
+    `suffstat-gauss` (records with method, epsilon, dataset, accuracy, majority; rounded to 3 digits)."""
+    names = {'DP-SYN': 'dp-syn', 'DPRP': 'dprp', 'PCA-Gauss': 'pca-gauss', 'RON-Gauss': 'ron-gauss',
+             'SuffStatGauss': 'suffstat-gauss'}
+    out = {}
+    for r in rows:
+        if r['method'] in names and float(r['epsilon']) in (1.0, 8.0):
+            key = (names[r['method']], int(float(r['epsilon'])))
+            out.setdefault(key, {})[r['dataset']] = (round(float(r['accuracy']), 3), round(float(r['majority']), 3))
+    return out
+
+# %% ../nbs/61_cli.ipynb #f3ca91fe
+def _load_benchmark() -> dict:
+    "The benchmark summary shipped with the package (`BENCHMARK_FILE`), as `benchmark_summary` returns it."
+    from importlib.resources import files
+    rows = json.loads(files('dpnotes').joinpath('datasets', BENCHMARK_FILE).read_text(encoding='utf-8'))
+    return benchmark_summary(rows)
+
+BENCHMARK = _load_benchmark()
 PAPER_FAITHFUL = ('dprp', 'ron-gauss', 'pca-gauss', 'dp-syn')   # the papers' methods with a benchmark row
 
 # %% ../nbs/61_cli.ipynb #967e05f5

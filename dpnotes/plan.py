@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from .data import Schema, as_schema
-from .registry import METHODS, build, public_inputs, default_of, calibration_budget, default_delta, size_warning
+from .registry import DEFAULT_METHOD, METHODS, build, public_inputs, default_of, calibration_budget, default_delta, size_warning
 from .suffstat import SuffStatGauss, SENSITIVITY, gauss_sigma_rho, split_rho, zcdp_rho
 
 # %% auto #0
@@ -137,7 +137,7 @@ def text(self: Plan) -> str:
 
 # %% ../nbs/62_plan.ipynb #92c6acfa
 def plan_release(schema, # the public `Schema` (or its dict / JSON path)
-                 method: str = 'suffstat-gauss', # a name in `dpnotes.release.methods()`
+                 method: str = DEFAULT_METHOD, # a name in `dpnotes.release.methods()`
                  epsilon: float = 1.0, # total privacy budget
                  delta: float | None = None, # total δ; None: the release's rule min(1e-5, 1/(10 n)) at the row estimate
                  rows: int | None = None, # a public estimate of the input's rows; None: a grid over n

@@ -32,9 +32,9 @@ from .dpsyn import DPSyn
 from .copula import CopulaGauss, copula_rho
 
 # %% auto #0
-__all__ = ['DECISIONS', 'RETIRED', 'METHODS', 'default_of', 'default_delta', 'NoParams', 'Method', 'Public', 'public_inputs',
-           'Fitted', 'quantile_map', 'calibration_budget', 'sample', 'check_retired', 'DPRPSpec', 'DPRPRelease',
-           'DPRPPaperRelease', 'GaussSpec', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease',
+__all__ = ['DECISIONS', 'RETIRED', 'METHODS', 'DEFAULT_METHOD', 'default_of', 'default_delta', 'NoParams', 'Method', 'Public',
+           'public_inputs', 'Fitted', 'quantile_map', 'calibration_budget', 'sample', 'check_retired', 'DPRPSpec',
+           'DPRPRelease', 'DPRPPaperRelease', 'GaussSpec', 'RONGaussRelease', 'RONGaussPaperRelease', 'PCAGaussRelease',
            'PCAGaussPaperRelease', 'JLSpec', 'JLRelease', 'JLPaperRelease', 'DPSynSpec', 'DPSynRelease',
            'DPSynPaperRelease', 'SuffStatRelease', 'CopulaSpec', 'CopulaRelease', 'register', 'methods',
            'method_params', 'method_options', 'build', 'SizeWarning', 'size_warning']
@@ -887,6 +887,8 @@ def _sample_fitted(cls: CopulaRelease, r, n, rng) -> pd.DataFrame:
 
 # %% ../nbs/58_registry.ipynb #d1a104f7
 METHODS: dict = {}
+# the method of `release()`, the plan and the command when none is named (decision D15 on the decisions page)
+DEFAULT_METHOD = 'suffstat-gauss'
 
 def register(cls):
     "Add an adapter class to the registry under `cls.name` (returns the class, so it can decorate)."

@@ -15,7 +15,7 @@ import pandas as pd
 
 from .data import Schema, as_schema, drafted_fields, TableCodec   # re-exported: the front door's names
 from .contract import check_released
-from .registry import (METHODS, Fitted, Method, build, default_delta, method_params, methods, register,
+from .registry import (DEFAULT_METHOD, METHODS, Fitted, Method, build, default_delta, method_params, methods, register,
                               sample, size_warning, SizeWarning, _frame_of)
 from .moments import is_dask
 
@@ -55,8 +55,8 @@ class Release:
 
 # %% ../nbs/60_release.ipynb #dd6f228e
 def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`, or a Dask DataFrame (methods with `dask` in `methods()`)
-            method: str, # a name in `methods()`
-            epsilon: float, # total privacy budget
+            method: str = DEFAULT_METHOD, # a name in `methods()`
+            epsilon: float | None = None, # total privacy budget (required)
             delta: float | None = None, # total δ; None: min(1e-5, 1/(10 n))
             schema=None, # public `Schema` (or its dict / JSON path); None: the data's own schema, else refused
             label: str | None = None, # label column (default: the schema's label)
@@ -70,6 +70,7 @@ def release(data, # a DataFrame (the caller's columns), a `dpnotes.data.Dataset`
             **params, # method-specific parameters (see the adapter class)
            ) -> Release:
     "Release `data` with `method` at (ε, δ): a DP table in the input's columns, units and dtypes, a ledger and the public inputs."
+    if epsilon is None: raise TypeError("epsilon: pass the total privacy budget, e.g. epsilon=1.0")
     est = build(method, data, calibrate, label, epsilon=epsilon, delta=delta, schema=schema, classes=classes, rng=rng,
                 sampler=sampler, **params)                 # public inputs only; a dry run checks them too
     if dry_run:                                              # reads the schema and n (public under replace-one) only

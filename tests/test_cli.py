@@ -526,3 +526,16 @@ def test_partition_rows_only_with_dask(table, capsys):
     assert code == 2 and '--partition-rows' in err
     code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--dask', '--partition-rows', 8, '--seed', 0, '-m', 'dprp')
     assert code == 0 and '10/10 partitions' in err and len(pd.read_csv(d / 'o.csv')) == 80
+
+
+def test_the_shipped_benchmark_summary_is_the_stored_rows():
+    """The command's benchmark numbers are read from `dpnotes/datasets/benchmark_accuracy.json`, which must hold
+    exactly the stored rows of `data/results/bench_methods.csv` (the papers' methods and suffstat-gauss, ε = 1 and 8):
+    refresh it with the two lines in this test when the benchmark is re-run."""
+    import csv, json
+    from pathlib import Path
+    from dpnotes.cli import BENCHMARK, benchmark_summary
+    root = Path(__file__).resolve().parents[1]
+    with (root / 'data' / 'results' / 'bench_methods.csv').open() as fh: stored = benchmark_summary(csv.DictReader(fh))
+    assert BENCHMARK == stored and len(stored) == 10
+    assert stored[('suffstat-gauss', 1)]['wdbc'] == (0.911, 0.632)
