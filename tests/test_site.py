@@ -87,7 +87,6 @@ SCREEN_CEILINGS = {
     'privacy': 76,
     'replay': 30,
     'registry': 45,
-    'release': 42,
     'suffstat_gauss': 46,
 }
 
