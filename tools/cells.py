@@ -240,7 +240,15 @@ def export_cuts(lines, body, cuts, silent):
     return out
 
 
-def new_id(cid, k): return hashlib.sha1(f'{cid}:{k}'.encode()).hexdigest()[:8]
+TAKEN: set = set()    # the cell ids of the notebook being split (`split_notebook` fills it)
+
+
+def new_id(cid, k):
+    "A cell id made from `cid` and `k` (the same on every run), unused in the notebook."
+    h = hashlib.sha1(f'{cid}:{k}'.encode()).hexdigest()
+    while h[:8] in TAKEN: h = hashlib.sha1(h.encode()).hexdigest()
+    TAKEN.add(h[:8])
+    return h[:8]
 
 
 def pieces_of(cell, cut_at, head):
@@ -304,6 +312,7 @@ def code_cell(source, cid):
 def split_notebook(nb, log=print, name=''):
     "Split the cells of `nb` in place, then put the `show_doc` calls after their definitions; return the cells split."
     silent = silent_names(nb)
+    TAKEN.clear(); TAKEN.update(c.get('id') for c in nb.cells)
     i, done, touched = 0, 0, set()
     while i < len(nb.cells):
         cell = nb.cells[i]
