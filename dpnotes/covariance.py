@@ -154,8 +154,8 @@ def search_pair_l1(p: int, # dimension
         v = f(x, y)
         if v > best[0]: best = (v, x, y)
     value = float(best[0])
-    return PairSearchResult(value, best[1], best[2], float(rvals.max()), bound, None if bound is None
-                            else bound - value)
+    return PairSearchResult(value, best[1], best[2], float(rvals.max()), bound,
+                            None if bound is None else bound - value)
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #f7e07e3d
 def cov_upper_l1_sensitivity(p: int, n: int, row_norm: float = 1.0) -> float:

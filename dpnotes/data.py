@@ -1706,7 +1706,8 @@ class TableCodec:
             self.blocks.append((c, col.kind, j, w)); j += w
         self.width = j
         self.encoded_names = [f'{c}={v}' if k == 'categorical' else c
-                              for c, k, s, w in self.blocks
+                              for c, k, s,
+                              w in self.blocks
                               for v in (self.schema.columns[c].categories if k == 'categorical' else [None])]
 
     @property

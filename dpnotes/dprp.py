@@ -338,8 +338,8 @@ def _dask_inputs(self:DPRP, X, y) -> tuple:
                                                                       "Dask array with known columns")
     labelled = y is not None
     if labelled and self.classes_ is None: raise ValueError(CLASSES_MESSAGE)
-    return frame, d, labelled, Preprocessor(self.preprocess, self.bounds, self.clip_norm, self.classes_
-                                            if labelled else None)
+    return frame, d, labelled, Preprocessor(self.preprocess, self.bounds, self.clip_norm,
+                                            self.classes_ if labelled else None)
 
 # %% ../nbs/42_dprp.ipynb #ebba2b8e
 @patch

@@ -620,8 +620,8 @@ def _report_figure(real, released, C_real, C_rel, label=None, max_columns: int |
     side = k > 12                                              # many columns: each map gets the full width
     hm = max(3.0, 0.14 * k + 1.2) * (1 if side else 0.55) + (0.6 if k else 0)
     fig = plt.figure(figsize=(6.9, 2.1 * (nr + mr) + (2 * hm if side else hm) + 0.5), layout='constrained')
-    gs = fig.add_gridspec(nr + mr + (2 if side else 1), 2 * nc, height_ratios=[2.1] * (nr + mr)
-                          + ([hm, hm] if side else [hm]))
+    gs = fig.add_gridspec(nr + mr + (2 if side else 1), 2 * nc,
+                          height_ratios=[2.1] * (nr + mr) + ([hm, hm] if side else [hm]))
     for i, c in enumerate(cols):                               # one grid: marginal i spans two of its 2·nc columns
         ax = fig.add_subplot(gs[i // nc, 2 * (i % nc):2 * (i % nc) + 2])
         _marginal_panel(ax, real[c], released[c], c, legend=(i == 0), kind=None if kinds is None else kinds.get(c))

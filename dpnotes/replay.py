@@ -371,8 +371,8 @@ def summarise(audits:list, gap:str='') -> dict:
     dec = top([a.declared_epsilon for a in audits]); mea = top([a.measured_epsilon for a in audits])
     cover = 'full' if not (bare or undeclared or gap) else '; '.join(
         x
-        for x in (f'{bare} bare-noise calls' if bare else '', f'{undeclared} undeclared' if undeclared
-                  else '', gap) if x)
+        for x in (f'{bare} bare-noise calls' if bare else '',
+                  f'{undeclared} undeclared' if undeclared else '', gap) if x)
     ok = (not moved and top(ratios) <= 1 + 1e-9 and not undeclared and dec <= led * (1 + 1e-6)
           and mea <= dec * (1 + 1e-6) and cover == 'full')
     first = next((a.moved[0] for a in audits if a.moved), '')

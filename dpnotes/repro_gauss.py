@@ -182,8 +182,8 @@ def renorm_sweep(epsilons=(1.0, 10.0, 100.0, 1e4), dims=(5, 10), reps=2, n_train
                     for ren in (False, True):
                         est = RONGauss(d, epsilon=e, task='classification', classes=list(_spam_classes()),
                                        class_renormalize=ren, rng=seed + 100 * rep + d).fit(Xtr, ytr)
-                        rows.append(dict(epsilon=e, dim=d, variant='paper (re-normalised)' if ren
-                                         else 'default (scale-consistent)',
+                        rows.append(dict(epsilon=e, dim=d,
+                                         variant='paper (re-normalised)' if ren else 'default (scale-consistent)',
                                          rep=rep,
                                          accuracy=_score('classification', est, Xtr, ytr, Xte, yte, n_syn, seed + rep),
                                          majority=100 * max(np.mean(yte == c) for c in np.unique(yte))))

@@ -116,8 +116,8 @@ def figure3(n_pairs=200, runs=200, k=2, d=3, epsilon=4.0,
     for variant in ('element', 'row'):
         b = jl_laplace_scale(k, epsilon, variant=variant, published=True)
         out = []
-        for i, j in tqdm(I, desc=f'Figure 3 ({variant})', disable=(not progress) if progress is not None
-                         else None, leave=False):
+        for i, j in tqdm(I, desc=f'Figure 3 ({variant})',
+                         disable=(not progress) if progress is not None else None, leave=False):
             a = X[i] - X[j]
             out.append(simulate_recovery(a, k, b, runs, rng) - a @ a)
         D = np.concatenate(out)
@@ -194,5 +194,4 @@ register(Experiment('jl-fig3', _PAPER, 'Figure 3',
                     cost=('<1 s', '~1 min'), plot=_plot_figure3_table, page='reproduce_jl'))
 register(Experiment('jl-fig4', _PAPER, 'Figure 4',
                     'noise standard deviation against k for the paper\'s and our calibration',
-                    _run_figure4, small=dict(), full=dict(), cost=('<1 s', '<1 s'), plot=_plot_figure4_table,
-                    page='reproduce_jl'))
+                    _run_figure4, small=dict(), full=dict(), cost=('<1 s', '<1 s'), plot=_plot_figure4_table, page='reproduce_jl'));

@@ -186,6 +186,13 @@ def test_wrap_breaks_at_commas_operators_strings_comments_and_semicolons():
     assert not left and len(new.split('\n')) == 8
 
 
+def test_wrap_keeps_the_semicolon_that_hides_a_value():
+    args = ', '.join(f'argument_{i}' for i in range(12))
+    new, _ = wrapped(f'x = 1; register({args});')
+    assert new.rstrip().endswith(');') and cells.quiet(new)
+    assert not cells.quiet('x = 1; f(x)') and cells.quiet('f(x);  # quiet')
+
+
 def test_wrap_leaves_a_line_alone_without_a_safe_break():
     src = "x = '" + 'a' * 130 + "'"                       # a string outside brackets: no break keeps the tree
     assert wrapped(src) == (src, [src])

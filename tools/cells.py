@@ -5,6 +5,10 @@
     python tools/cells.py wrap  [notebooks...]     lines over 120 characters rewrapped where the AST stays the same
     python tools/cells.py same-modules [REF]       the generated dpnotes/*.py have the AST they have at git REF
 
+The order that gets the most out of them: `wrap`, then `split` (a cell the rewrap made longer may now be cut), then
+`wrap` again (it finds the lines it left alone because a cell would have passed 40 lines), then `nbdev-export` and
+`same-modules` (the generated modules must parse to the trees they had), `nbdev-clean`, and `nbdev-test`.
+
 Without notebooks, every `nbs/*.ipynb` is used.  `split` and `wrap` rewrite the notebooks in place (run `nbdev-clean`
 afterwards) and print what they did and what they refused; `--dry-run` only prints.
 
@@ -294,6 +298,7 @@ def plan_cell(nb, i, silent):
     if not cut_at: return None, 'no safe cut'
     pieces = pieces_of(cell, cut_at, head)
     if key('\n'.join(split_directives(p)[1] for p in pieces)) != key(code): return None, 'AST changed: refused'
+    if quiet(split_directives(pieces[-1])[1]) != quiet(code): return None, 'trailing `;` lost: refused'
     return pieces, f'{len(pieces)} pieces'
 
 
@@ -519,7 +524,9 @@ def candidates(source, row, toks):
         parts, last = [], 0
         for t in semis:
             parts.append(line[last:t.start[1]].strip()); last = t.end[1]
-        parts.append(line[last:].strip())
+        tail = line[last:].strip()
+        if tail and not tail.startswith('#'): parts.append(tail)
+        else: parts[-1] += ';' + (f'  {tail}' if tail else '')   # a trailing `;` (it hides the cell's value) stays
         new = [(' ' * indent + p) for p in parts if p]
         if all(len(l) <= LONG for l in new[:-1]): out.append(((False, 1, 0, 0), new))
     for k, (i, t, depth, col, close) in enumerate(lt):
@@ -530,17 +537,25 @@ def candidates(source, row, toks):
         if t.type == tokenize.OP and t.string == ',' and k + 1 < len(lt):
             nxt = lt[k + 1][1]
             if nxt.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE): continue
-            add((2, depth, -t.end[1]), line[:t.end[1]], ' ' * col + line[t.end[1]:].lstrip())
+            add((2, 2 * depth, -t.end[1]), line[:t.end[1]], ' ' * col + line[t.end[1]:].lstrip())
         elif (t.type == tokenize.OP and t.string in BINOPS) or (t.type == tokenize.NAME and t.string in WORDOPS):
             if prev is None or not (prev.type in (tokenize.NAME, tokenize.NUMBER, tokenize.STRING)
                                     or (prev.type == tokenize.OP and prev.string in ')]}')): continue
             if prev.type == tokenize.NAME and prev.string in KEYWORDS: continue
-            add((2, depth, -t.start[1]), line[:t.start[1]], ' ' * col + line[t.start[1]:])
+            add((2, 2 * depth + 1, -t.start[1]), line[:t.start[1]], ' ' * col + line[t.start[1]:])
         elif t.type == tokenize.STRING and t.start[0] == t.end[0] and t.end[1] > TARGET:
             sp = string_split(t.string, TARGET - t.start[1])
             if sp: add((3, depth, 0), line[:t.start[1]] + sp[0], ' ' * t.start[1] + sp[1] + line[t.end[1]:])
     out.sort(key=lambda x: x[0])
     for _, new in out: yield '\n'.join(lines[:row - 1] + new + lines[row:])
+
+
+def quiet(source):
+    "Does the cell end with `;` (IPython then shows no value)? The AST does not say, so it is checked apart."
+    toks = tokens(source) or []
+    last = [t for t in toks if t.type not in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT, tokenize.ENDMARKER,
+                                              tokenize.DEDENT, tokenize.INDENT)]
+    return bool(last) and last[-1].type == tokenize.OP and last[-1].string == ';'
 
 
 def cell_lines(source):
@@ -552,7 +567,7 @@ def wrap_source(source):
     """The cell's source with its long lines rewrapped where the AST stays the same; (source, lines left long).
     A cell is not made longer than MAX_CELL_LINES lines by it (nor than it was): a long line is no way around the
     40-line rule of tests/test_layout.py, and neither is a rewrap a way to break it."""
-    want, limit = key(source), max(MAX_CELL_LINES, cell_lines(source))
+    want, limit, hush = key(source), max(MAX_CELL_LINES, cell_lines(source)), quiet(source)
     if want is None: return source, [l for l in source.split('\n') if len(l) > LONG]
     row, left = 1, []
     for _ in range(500):
@@ -564,7 +579,7 @@ def wrap_source(source):
         if toks is None or row in protected_lines(tree, toks):
             left.append(lines[row - 1]); row += 1; continue
         for new in candidates(source, row, toks):
-            if key(new) == want and cell_lines(new) <= limit: source = new; break
+            if key(new) == want and cell_lines(new) <= limit and quiet(new) == hush: source = new; break
         else:
             left.append(lines[row - 1]); row += 1
     return source, left
