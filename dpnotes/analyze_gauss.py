@@ -9,7 +9,8 @@ Docs: https://dpnotes.github.io/dpnotes/analyze_gauss.html.md"""
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from .privacy import (as_rng, check_epsilon, check_delta, check_positive, gaussian_sigma, as_matrix, check_sampler,
+from .privacy import (as_rng, check_epsilon, check_delta, check_positive, gaussian_sigma, as_matrix,
+                             check_sampler,
                              add_gaussian, _check_rows, sym_from_upper, symmetric_noise)
 
 # %% auto #0
@@ -18,11 +19,13 @@ __all__ = ['gram_l2_sensitivity', 'analyze_gauss']
 # %% ../nbs/21_analyze_gauss.ipynb #b6776769
 _NEIGHBOURS = ('replace', 'add_remove')
 
+# %% ../nbs/21_analyze_gauss.ipynb #f6323bae
 def _check_neighbour(neighbour):
     if neighbour not in _NEIGHBOURS:
         raise ValueError(f"neighbour must be one of {_NEIGHBOURS}, got {neighbour!r}")
     return neighbour
 
+# %% ../nbs/21_analyze_gauss.ipynb #4b3d54c2
 def gram_l2_sensitivity(row_norm: float = 1.0, neighbour: str = 'replace') -> float:
     "L2 sensitivity of the upper triangle (incl. diagonal) of $X^\\top X$ for rows with $\\|x\\|_2\\le$ `row_norm`."
     r = check_positive(row_norm, 'row_norm')
@@ -57,7 +60,8 @@ def analyze_gauss(X, # data (n, p) array or DataFrame; every row must have L2 no
     A = _check_rows(A, r, clip)
     p = A.shape[1]
     sigma = gaussian_sigma(gram_l2_sensitivity(r, neighbour), epsilon, delta, method=method)
-    if check_sampler(sampler) == 'safe':   # release the upper triangle itself, exactly on the grid; mirroring is post-processing
+    if check_sampler(sampler) == 'safe':   # release the upper triangle itself, exactly on the grid; mirroring
+                                           # is post-processing
         G = sym_from_upper(add_gaussian((A.T @ A)[np.triu_indices(p)], sigma, as_rng(rng), sampler,
                                         sensitivity=gram_l2_sensitivity(r, neighbour)), p)
     else: G = A.T @ A + symmetric_noise(p, sigma, as_rng(rng), sampler=sampler)

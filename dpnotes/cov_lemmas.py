@@ -33,12 +33,16 @@ def dp_mean(X, # rows with norm <= row_norm
     A, _ = as_matrix(X)
     A = _check_rows(A, check_positive(row_norm, 'row_norm'), False)
     n, m = A.shape
-    return laplace_mech(A.mean(0), mean_l1_sensitivity(m, n, row_norm), check_epsilon(epsilon), rng=rng, sampler=sampler)
+    return laplace_mech(A.mean(0), mean_l1_sensitivity(m, n, row_norm), check_epsilon(epsilon), rng=rng,
+                        sampler=sampler)
 
 # %% ../nbs/23_covariance_lemmas.ipynb #50ff56d1
 def aug_cov_l1_sensitivity(p: int, n: int, label_bound: float, row_norm: float = 1.0, published: bool = False) -> float:
     "Entrywise L1 sensitivity of $\\frac1n\\sum_i (x_i,t_i)(x_i,t_i)^\\top$ with $\\|x\\|\\le r$, $|t|\\le a$ (RON-Gauss Lemma 5, corrected)."
-    p = check_int(p, 'p'); n = check_int(n, 'n'); a = check_positive(label_bound, 'label_bound'); r = check_positive(row_norm, 'row_norm')
+    p = check_int(p, 'p')
+    n = check_int(n, 'n')
+    a = check_positive(label_bound, 'label_bound')
+    r = check_positive(row_norm, 'row_norm')
     first = 2.0 * np.sqrt(p) * r * r if published else np.sqrt(2.0) * p * r * r
     return (first + 4.0 * a * r * np.sqrt(p) + a * a) / n
 

@@ -19,14 +19,17 @@ __all__ = ['laplace_moment', 'laplace_cov', 'psd_project', 'top_eigvecs']
 # %% ../nbs/22_covariance_release.ipynb #76e4749d
 _HUGE_NOISE = 1e300    # Laplace/Gaussian draws of a larger scale can overflow float64
 
+# %% ../nbs/22_covariance_release.ipynb #354db5c7
 def _noise_scale(sensitivity, epsilon, what):
     "Laplace scale b = sensitivity / epsilon, refused with a clear error when it is 0 or would overflow float64."
     with np.errstate(over='ignore', divide='ignore'): b = float(np.float64(sensitivity) / np.float64(epsilon))
     if not (0 < b < _HUGE_NOISE):
-        raise ValueError(f"epsilon: the budget {epsilon:g} spent on {what} gives a noise scale {b:g} that float64 cannot "
+        raise ValueError(f"epsilon: the budget {epsilon:g} spent on {what} gives a noise scale {b:g} that "
+                         "float64 cannot "
                          "hold (the noise would be +-inf or 0); use a larger (or finite, smaller) epsilon")
     return b
 
+# %% ../nbs/22_covariance_release.ipynb #21c3e43d
 def _laplace(value, sensitivity, epsilon, rng, sampler, what):
     """`value` + i.i.d. Laplace(sensitivity / epsilon) noise drawn by the named sampler (a new array), through `add_laplace`:
     with sampler='safe' the value is rounded to the grid and the sum is exact, the scale raised to cover the rounding."""
@@ -49,11 +52,13 @@ def laplace_moment(M, # (q, q) exact second-moment matrix (symmetric)
     q = M.shape[0]; rng = as_rng(rng)
     if published: return _laplace(M, pub, epsilon, rng, sampler, 'the covariance')
     if sampler == 'safe':
-        if release == 'upper': return sym_from_upper(_laplace(M[np.triu_indices(q)], upper, epsilon, rng, sampler, 'the covariance'), q)
+        if release == 'upper': return sym_from_upper(_laplace(M[np.triu_indices(q)], upper, epsilon, rng,
+                                                              sampler, 'the covariance'), q)
         N = _laplace(M, full, epsilon, rng, sampler, 'the covariance')
         return (N + N.T) / 2
     if release == 'upper':
-        return M + symmetric_noise(q, _noise_scale(upper, epsilon, 'the covariance'), rng, kind='laplace', sampler=sampler)
+        return M + symmetric_noise(q, _noise_scale(upper, epsilon, 'the covariance'), rng, kind='laplace',
+                                   sampler=sampler)
     E = laplace_noise(_noise_scale(full, epsilon, 'the covariance'), (q, q), rng, sampler)
     return M + (E + E.T) / 2
 
@@ -76,7 +81,8 @@ def laplace_cov(X, # (n, p) rows with L2 norm <= row_norm
     A = _check_rows(A, r, clip)
     n, p = A.shape
     out = laplace_moment(A.T @ A / n, cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r),
-                         cov_l1_sensitivity(p, n, r, published=True), epsilon, rng, check_sampler(sampler), release, published)
+                         cov_l1_sensitivity(p, n, r, published=True), epsilon, rng, check_sampler(sampler),
+                         release, published)
     return psd_project(out) if psd and not published else out
 
 # %% ../nbs/22_covariance_release.ipynb #cb5a12b7

@@ -35,7 +35,8 @@ def cov_l1_witness(p: int) -> tuple:
     p = check_int(p, 'p')
     if p == 1: return np.array([1.0]), np.array([0.0])
     k = p // 2
-    lam = np.array([[k, np.sqrt(k * (p - k))], [np.sqrt(k * (p - k)), -(p - k)]])   # S restricted to block-constant vectors
+    lam = np.array([[k, np.sqrt(k * (p - k))], [np.sqrt(k * (p - k)), -(p - k)]])   # S restricted to
+                                                                                    # block-constant vectors
     w, V = np.linalg.eigh(lam)
     def lift(v): return np.r_[np.full(k, v[0] / np.sqrt(k)), np.full(p - k, v[1] / np.sqrt(p - k))]
     return lift(V[:, 1]), lift(V[:, 0])
@@ -132,7 +133,8 @@ def search_pair_l1(p: int, # dimension
     "Adversarial search for $\\max_{\\|x\\|,\\|y\\|\\le1}\\sum_{ij}w_{ij}|x_ix_j-y_iy_j|$: a lower bound on it, and its gap to `bound`."
     p = check_int(p, 'p'); rng = as_rng(rng)
     W = np.ones((p, p)) if weights is None else np.asarray(weights, float)
-    if W.shape != (p, p) or (W < 0).any(): raise ValueError(f"weights: pass a non-negative ({p}, {p}) array, got shape {W.shape}")
+    if W.shape != (p, p) or (W < 0).any(): raise ValueError(f"weights: pass a non-negative ({p}, {p}) array, "
+                                                            f"got shape {W.shape}")
     if bound is not None: bound = check_positive(bound, 'bound')
     f = lambda x, y: float((W * np.abs(np.outer(x, x) - np.outer(y, y))).sum())
     def rand_ball(k):
@@ -152,7 +154,8 @@ def search_pair_l1(p: int, # dimension
         v = f(x, y)
         if v > best[0]: best = (v, x, y)
     value = float(best[0])
-    return PairSearchResult(value, best[1], best[2], float(rvals.max()), bound, None if bound is None else bound - value)
+    return PairSearchResult(value, best[1], best[2], float(rvals.max()), bound,
+                            None if bound is None else bound - value)
 
 # %% ../nbs/20_covariance_sensitivity.ipynb #f7e07e3d
 def cov_upper_l1_sensitivity(p: int, n: int, row_norm: float = 1.0) -> float:
@@ -168,6 +171,7 @@ def upper_weights(p: int) -> np.ndarray:
 # %% ../nbs/20_covariance_sensitivity.ipynb #00699d1d
 PANEL_PAIRS = ('construction', 'search', 'e1 -> e2', 'random')
 
+# %% ../nbs/20_covariance_sensitivity.ipynb #cbdcc1a4
 def cov_panel(p: int, # dimension, 1..12 is comfortable
               pair: str = 'construction', # one of PANEL_PAIRS
               seed: int = 0, # seed of the search / the random pair (teaching only: nothing here is a release)

@@ -65,6 +65,7 @@ def decode_labels(self: Dataset, codes) -> np.ndarray:
     if not ok.all(): raise ValueError(f"codes must be integers 0..{len(lv) - 1}")
     return lv[c]
 
+# %% ../nbs/02_data.ipynb #fd351a17
 @patch
 def copy(self: Dataset) -> 'Dataset':
     "A deep copy (new DataFrame/Series)."
@@ -74,6 +75,7 @@ def copy(self: Dataset) -> 'Dataset':
                    None if self.raw is None else self.raw.copy(), self.label_name,
                    None if self.label_values is None else list(self.label_values), _copy.deepcopy(self.schema))
 
+# %% ../nbs/02_data.ipynb #874df92c
 @patch
 def __repr__(self: Dataset):
     counts = ('none' if self.task == 'unlabelled' else 'continuous' if self.task == 'regression' else
@@ -83,8 +85,10 @@ def __repr__(self: Dataset):
 # %% ../nbs/02_data.ipynb #704c433f
 COLUMN_KINDS = ('numeric', 'integer', 'categorical')
 
+# %% ../nbs/02_data.ipynb #cf9f3166
 SCHEMA_VERSION = 1
 
+# %% ../nbs/02_data.ipynb #af37165c
 DRAFTED_NOTE = ("values marked drafted were taken from the data: they are not private; "
                 "review them before a release")
 
@@ -155,6 +159,7 @@ def to_dict(self: Column) -> dict:
 READER_DEFAULTS = {'encoding': 'utf-8', 'delimiter': None, 'decimal': '.', 'thousands': None, 'format': None,
                    'multiline': False}
 
+# %% ../nbs/02_data.ipynb #7a0ff858
 def _check_reader(encoding, delimiter, decimal, thousands, format, multiline) -> None:
     "The reading options of a schema: public inputs, checked before any row is read (errors name the field)."
     import codecs
@@ -213,11 +218,13 @@ def reader(self: Schema) -> dict:
     "The reading options (encoding, delimiter, decimal, thousands, format, multiline)."
     return {k: getattr(self, k) for k in READER_DEFAULTS}
 
+# %% ../nbs/02_data.ipynb #b4e8f53a
 @patch
 def drafted_fields(self: Schema) -> list[str]:
     "Names of the columns whose description was taken from the data (review them before a release)."
     return [k for k, c in self.columns.items() if c.drafted]
 
+# %% ../nbs/02_data.ipynb #442f449d
 @patch
 def to_dict(self: Schema) -> dict:
     "The JSON form (`dpnotes_schema` version, label, reading options other than the defaults, columns; a note when something is drafted)."
@@ -239,6 +246,7 @@ def from_dict(cls: Schema, d: dict) -> 'Schema':
     return cls({k: Column(**v) for k, v in d['columns'].items()}, d.get('label'),
                **{k: d[k] for k in (*READER_DEFAULTS, 'skip') if k in d})
 
+# %% ../nbs/02_data.ipynb #01a5304e
 @patch
 def to_json(self: Schema, path=None) -> str:
     "JSON text of the schema; written to `path` too when given."
@@ -247,6 +255,7 @@ def to_json(self: Schema, path=None) -> str:
     if path is not None: Path(path).write_text(text, encoding='utf-8')
     return text
 
+# %% ../nbs/02_data.ipynb #ec2a4ce1
 @patch(cls_method=True)
 def from_json(cls: Schema, path_or_text) -> 'Schema':
     "Read a schema from a JSON file or from JSON text."
@@ -255,12 +264,14 @@ def from_json(cls: Schema, path_or_text) -> 'Schema':
     else: text = Path(path_or_text).read_text(encoding='utf-8')
     return cls.from_dict(json.loads(text))
 
+# %% ../nbs/02_data.ipynb #919f732e
 @patch
 def __repr__(self: Schema):
     parts = []
     for k, c in self.columns.items():
         s = (f"{len(c.categories)} categories" if c.kind == 'categorical' else f"[{c.lower}, {c.upper}]")
-        parts.append(f"  {k!r}: {c.kind} {s}{' (drafted)' if c.drafted else ''}{' <- label' if k == self.label else ''}")
+        parts.append(f"  {k!r}: {c.kind} "
+                     f"{s}{' (drafted)' if c.drafted else ''}{' <- label' if k == self.label else ''}")
     head = f"Schema({len(self.columns)} columns, label={self.label!r})"
     warn = f"\n  note: {DRAFTED_NOTE}" if self.drafted_fields() else ''
     return head + warn + '\n' + '\n'.join(parts)
@@ -277,6 +288,7 @@ def _integral(v: np.ndarray) -> np.ndarray:
     "Elementwise: finite and a whole number."
     return np.isfinite(v) & (np.floor(v) == v)
 
+# %% ../nbs/02_data.ipynb #936bf250
 @patch
 def validate(self: Schema, df: pd.DataFrame) -> None:
     "Check `df` against the schema: same columns, right kinds, values inside bounds/categories (ValueError naming the column)."
@@ -288,7 +300,8 @@ def validate(self: Schema, df: pd.DataFrame) -> None:
     if missing: raise ValueError(f"columns missing from the table: {missing}")
     extra = [c for c in names if c not in self.columns]
     if extra: raise ValueError(f"columns not in the schema: {extra} (add them to the schema or drop them)")
-    for (name, col), orig in zip(((c, self.columns[c]) for c in self.columns), [df.columns[names.index(c)] for c in self.columns]):
+    for (name, col), orig in zip(((c, self.columns[c]) for c in self.columns),
+                                 [df.columns[names.index(c)] for c in self.columns]):
         s = df[orig]
         obs = s[s.notna()]
         if col.kind == 'categorical':
@@ -318,6 +331,7 @@ def _sorted_categories(values) -> list:
     try: return sorted(vals)
     except TypeError: return sorted(vals, key=lambda v: (type(v).__name__, str(v)))
 
+# %% ../nbs/02_data.ipynb #56a95ad7
 def _draft_column(s: pd.Series, categorical: bool) -> Column:
     "Drafted description of one column, read from its observed values."
     obs = s[s.notna()]
@@ -369,18 +383,22 @@ from functools import lru_cache
 
 DATA_ENV = 'DPNOTES_DATA'  # offline copy of the fetched tables (a folder laid out like the shared data folder)
 
+# %% ../nbs/02_data.ipynb #81a0bc01
 CACHE_ENV = 'DPNOTES_CACHE'  # where fetched tables are stored
 
+# %% ../nbs/02_data.ipynb #09b35322
 def datasets_dir() -> Path:
     "The package-data folder holding the shipped tables, their registry and schemas."
     import importlib.util
     return Path(importlib.util.find_spec('dpnotes').origin).resolve().parent / 'datasets'
 
+# %% ../nbs/02_data.ipynb #9d4cbea9
 @lru_cache(maxsize=1)
 def _file_registry() -> dict:
     "registry.json: provenance, licence, sizes and sha256 of every file (read once)."
     return json.loads((datasets_dir() / 'registry.json').read_text(encoding='utf-8'))
 
+# %% ../nbs/02_data.ipynb #31cb4889
 def _check_dir(p, what: str) -> Path:
     "A user-chosen directory: must be a str/path naming an existing directory."
     if not isinstance(p, (str, os.PathLike)):
@@ -399,6 +417,7 @@ def find_data_dir(data_dir: str | os.PathLike | None = None) -> Path:
         f"no data folder chosen: pass data_dir=... or set the environment variable {DATA_ENV}. The shipped tables "
         "need neither (see list_datasets()); fetch_dataset('lifesci') downloads the one that is not shipped.")
 
+# %% ../nbs/02_data.ipynb #93e92050
 def cache_dir() -> Path:
     "Folder where fetched tables are kept: `$DPNOTES_CACHE`, else the user's cache folder (pooch's `os_cache`)."
     env = os.environ.get(CACHE_ENV)
@@ -422,6 +441,7 @@ class _Files:
         path, comp, entry = self.located[data_path]
         return io.BytesIO(_verified_bytes(path, comp, entry, self.verify))
 
+# %% ../nbs/02_data.ipynb #86be4445
 def _verified_bytes(path: Path, compression, entry: dict, verify: bool) -> bytes:
     "Bytes of a registry file (decompressed), checked against the registry's sha256 unless `verify=False`."
     _need(path)
@@ -438,6 +458,7 @@ def _verified_bytes(path: Path, compression, entry: dict, verify: bool) -> bytes
                 "to read a modified copy on purpose.")
     return b
 
+# %% ../nbs/02_data.ipynb #880448af
 def _need(path: Path) -> Path:
     if not path.is_file():
         raise FileNotFoundError(
@@ -454,22 +475,26 @@ def _csv(files: _Files, data_path: str, **kw) -> pd.DataFrame:
         raise ValueError(f"{files.where(data_path)}: could not be read as this table's CSV format "
                          f"({type(e).__name__}: {e})") from e
 
+# %% ../nbs/02_data.ipynb #3d56df6d
 def _label_codes(y: pd.Series, where: str, valid: tuple, positive=None) -> pd.Series:
     "Integer label codes, checked against the documented codes `valid` (an error names the file and column)."
     name = y.name
     if y.isna().any(): raise ValueError(f"{where}: label column {name!r} has {int(y.isna().sum())} missing value(s)")
     v = pd.to_numeric(y, errors='coerce')
-    if v.isna().any(): raise ValueError(f"{where}: label column {name!r} has {int(v.isna().sum())} non-numeric value(s)")
+    if v.isna().any(): raise ValueError(f"{where}: label column {name!r} has {int(v.isna().sum())} "
+                                        "non-numeric value(s)")
     a = v.to_numpy(dtype=float)
     frac = int((~_integral(a)).sum())
     if frac: raise ValueError(f"{where}: label column {name!r} has {frac} value(s) that are not whole numbers "
                               f"(documented codes: {list(valid)}); they would be truncated")
     bad = int((~np.isin(a, valid)).sum())
-    if bad: raise ValueError(f"{where}: label column {name!r} has {bad} value(s) outside the documented codes {list(valid)}")
+    if bad: raise ValueError(f"{where}: label column {name!r} has {bad} value(s) outside the documented "
+                             f"codes {list(valid)}")
     codes = a.astype('int64')
     if positive is not None: codes = (codes == positive).astype('int64')
     return pd.Series(codes, index=y.index, name=name)
 
+# %% ../nbs/02_data.ipynb #8e018591
 def _read_sklearn(which):
     def read(files, split=None):
         from sklearn import datasets as skd
@@ -489,10 +514,12 @@ def _header_csv(data_path: str, label: str, valid: tuple, positive=None):
         return df, y
     return read
 
+# %% ../nbs/02_data.ipynb #18b57764
 _ADULT_COLS = ['age', 'workclass', 'fnlwgt', 'education', 'education_num', 'marital_status', 'occupation',
                'relationship', 'race', 'sex', 'capital_gain', 'capital_loss', 'hours_per_week', 'native_country',
                'income']
 
+# %% ../nbs/02_data.ipynb #7c38bcbc
 def _read_adult_part(files, part: str) -> pd.DataFrame:
     # the copy has a header row in place of UCI's first line (see the registry notes): skip it, name columns ourselves
     dp = f'adult/adult.{part}'
@@ -504,6 +531,7 @@ def _read_adult_part(files, part: str) -> pd.DataFrame:
     df['income'] = (inc == '>50K').astype('int64')
     return df
 
+# %% ../nbs/02_data.ipynb #e3327621
 def _read_adult(files, split: str = 'all'):
     parts = {'train': ['data'], 'test': ['test'], 'all': ['data', 'test']}[split]
     df = pd.concat([_read_adult_part(files, p) for p in parts], ignore_index=True)
@@ -521,6 +549,7 @@ def _spambase_names(files) -> list[str]:
             names.append(s[:s.rindex(':', 0, len(s) - len('continuous.'))].strip())
     return names if len(names) == 57 else [f'f{i}' for i in range(57)]
 
+# %% ../nbs/02_data.ipynb #21d9356a
 def _read_spambase(files, split=None):
     dp = 'spambase/spambase.data'
     df = _csv(files, dp, header=None, skiprows=1)
@@ -542,12 +571,14 @@ class _Spec:
     label: str = 'target'  # label column of the original table
     label_values: tuple | None = None  # code i <-> original value label_values[i] (None: the codes are the values)
 
+# %% ../nbs/02_data.ipynb #026566a9
 def _csv_spec(data_path: str, label: str, task: str, label_names: dict, source: str, valid: tuple, positive=None,
               categorical=(), label_values=None):
     "Spec of a headed CSV file holding features and label."
     return _Spec(_header_csv(data_path, label, valid, positive), task, (data_path,), tuple(categorical), False,
                  label_names, source, label, label_values)
 
+# %% ../nbs/02_data.ipynb #97df808c
 _REGISTRY = {
     'wdbc': _Spec(_read_sklearn('wdbc'), 'binary', (), (), False, {0: 'malignant', 1: 'benign'},
         "Wisconsin Diagnostic Breast Cancer (UCI id 17) as shipped by scikit-learn `load_breast_cancer`: 569 x 30, "
@@ -588,7 +619,8 @@ _REGISTRY.update({
         "Mammographic mass (UCI id 161), Elter et al. 2007: 961 rows x 5 attributes (BI-RADS, Age, Shape, Margin, "
         "Density; kept numeric), '?' imputed by column means (830 complete rows with complete=True); label Severity "
         "1 = malignant (445). Used by DP-SYN.", valid=(0, 1), label_values=(0, 1)),
-    'clinic_demo': _csv_spec('clinic_demo/clinic_demo.csv', 'readmitted', 'binary', {0: 'not readmitted', 1: 'readmitted'},
+    'clinic_demo': _csv_spec('clinic_demo/clinic_demo.csv', 'readmitted', 'binary',
+                             {0: 'not readmitted', 1: 'readmitted'},
         "Clinic demo: a SYNTHETIC mixed-type table made by dpnotes (licence CC0; script dpnotes/datasets/clinic_demo/"
         "make_clinic_demo, fixed seed): 3,000 rows, string categories, integers, skewed floats, 548 missing cells; "
         "label readmitted (0/1).", valid=(0, 1), categorical=('clinic', 'insurance', 'smoker'), label_values=(0, 1)),
@@ -603,12 +635,14 @@ def _unknown_name(name) -> ValueError:
     return ValueError(f"unknown dataset name={name!r}; valid names: {', '.join(_REGISTRY)}. "
                       "To use your own file or DataFrame, call read_table(path_or_dataframe, label='column').")
 
+# %% ../nbs/02_data.ipynb #f370b6e5
 def _key(name) -> str:
     if not isinstance(name, str): raise TypeError(f"name must be a str, got {type(name).__name__}")
     key = name.strip().lower()
     if key not in _REGISTRY: raise _unknown_name(name)
     return key
 
+# %% ../nbs/02_data.ipynb #ca1e60ba
 def list_datasets() -> list[str]:
     "Names accepted by `load_dataset`."
     return list(_REGISTRY)
@@ -630,6 +664,7 @@ def _non_number_tokens(s: pd.Series) -> list:
     num = pd.to_numeric(u, errors='coerce')
     return list(dict.fromkeys(u[num.isna()].tolist()))
 
+# %% ../nbs/02_data.ipynb #d0a3ca7d
 def _marker_columns(df: pd.DataFrame, cols: list) -> dict:
     "Columns among `cols` that are numbers apart from at most 3 marker-like tokens ('?', '-', 'NA', 'n/a', ...): {column: tokens}."
     out = {}
@@ -638,10 +673,12 @@ def _marker_columns(df: pd.DataFrame, cols: list) -> dict:
         u = pd.Series(pd.unique(df[c][df[c].notna()].astype(object))).astype(str).str.strip()
         n_num = int(pd.to_numeric(u, errors='coerce').notna().sum())
         if n_num and 0 < len(toks) <= 3 and all((len(t) <= 4 and not t.isalpha()) or
-                                                t.upper() in ('NA', 'NAN', 'N/A', 'NULL', 'NONE', 'MISSING') for t in toks):
+                                                t.upper() in ('NA', 'NAN', 'N/A', 'NULL', 'NONE', 'MISSING')
+                                                for t in toks):
             out[c] = toks
     return out
 
+# %% ../nbs/02_data.ipynb #dc22df17
 def _nonnumeric_message(df: pd.DataFrame, cols: list, name: str) -> str:
     "Error text for non-numeric columns: a marker hint where the column is numeric apart from a few tokens."
     markers = _marker_columns(df, cols)
@@ -700,6 +737,7 @@ def clean_features(raw: pd.DataFrame, categorical=(), name: str = 'X', impute: s
 # %% ../nbs/02_data.ipynb #fc142867
 _CACHE: dict = {}
 
+# %% ../nbs/02_data.ipynb #fe9d1bbf
 def _locate(key: str, data_dir, fetch: bool) -> dict:
     "data_path -> (Path, compression, registry entry) for the files of table `key`."
     entries = _file_registry()[key]['files']
@@ -726,6 +764,7 @@ def _locate(key: str, data_dir, fetch: bool) -> dict:
         out[e['data_path']] = (p, None, e)
     return out
 
+# %% ../nbs/02_data.ipynb #c93f38f0
 def _file_stamp(located: dict) -> tuple:
     out = []
     for dp, (p, comp, e) in sorted(located.items()):
@@ -734,6 +773,7 @@ def _file_stamp(located: dict) -> tuple:
         out.append((str(p.resolve()), st.st_mtime_ns, st.st_size))
     return tuple(out)
 
+# %% ../nbs/02_data.ipynb #15864f9b
 def _shipped_schema(key: str):
     p = datasets_dir() / 'schemas' / f'{key}.json'
     return Schema.from_json(p) if p.is_file() else None
@@ -751,7 +791,8 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None, *, comple
         raise ValueError(f"split is only available for 'adult' (it has a train and a test file), not {key!r}")
     if key == 'adult':
         split = 'all' if split is None else split
-        if split not in ('all', 'train', 'test'): raise ValueError(f"split must be 'all', 'train' or 'test', got {split!r}")
+        if split not in ('all', 'train', 'test'): raise ValueError("split must be 'all', 'train' or 'test', "
+                                                                   f"got {split!r}")
     if spec.files:
         located = _locate(key, data_dir, fetch=True)
         stamp = _file_stamp(located)
@@ -785,6 +826,7 @@ def _copy_downloader(src: Path):
         else: Path(output_file).write_bytes(data)
     return download
 
+# %% ../nbs/02_data.ipynb #5ffa38b7
 def fetch_dataset(name: str, *, source: str | os.PathLike | None = None, cache: str | os.PathLike | None = None,
                   progressbar: bool = False) -> Path:
     "Path of the local, checksum-verified copy of a table that is not shipped (`$DPNOTES_DATA`, else the cache, else downloaded)."
@@ -835,6 +877,7 @@ import csv
 
 DEFAULT_MISSING = ('?', '', 'NA')
 
+# %% ../nbs/02_data.ipynb #d60df865
 def _decode_text(b: bytes, encoding, where: str) -> tuple:
     "Text of a file and the encoding used: a BOM decides, else `encoding`, else UTF-8, else Windows-1252."
     if encoding is not None:
@@ -849,6 +892,7 @@ def _decode_text(b: bytes, encoding, where: str) -> tuple:
     try: return b.decode('utf-8'), 'utf-8'
     except UnicodeDecodeError: return b.decode('cp1252', errors='replace'), 'cp1252'
 
+# %% ../nbs/02_data.ipynb #270633ee
 def _sniff_sep(text: str) -> str:
     "The delimiter among , ; tab | that splits the first lines into the same number (> 1) of fields; ',' if none does."
     lines = [l for l in text.splitlines()[:50] if l.strip()]
@@ -878,6 +922,7 @@ def _apply_missing(df: pd.DataFrame, missing) -> pd.DataFrame:
         else: out[c] = st
     return pd.DataFrame(out, index=df.index)
 
+# %% ../nbs/02_data.ipynb #5d08a9c5
 def _read_csv_text(text: str, sep, missing, where: str) -> tuple:
     "A DataFrame from CSV text: delimiter sniffed unless given, duplicated header names refused, markers -> NaN."
     sep = _sniff_sep(text) if sep is None else sep
@@ -908,7 +953,8 @@ def _arff_attribute(rest: str, where: str) -> tuple:
         name, typ = parts[0], (parts[1].strip() if len(parts) > 1 else '')
     if typ.startswith('{'):
         if not typ.endswith('}'): raise ValueError(f"{where}: attribute {name!r}: nominal values must end with '}}'")
-        vals = [v.strip().strip('"').strip("'") for v in next(csv.reader([typ[1:-1]], quotechar="'", skipinitialspace=True))]
+        vals = [v.strip().strip('"').strip("'")
+                for v in next(csv.reader([typ[1:-1]], quotechar="'", skipinitialspace=True))]
         return name, 'nominal', vals
     t = typ.split()[0].lower() if typ else ''
     if t in ('numeric', 'real', 'integer'): return name, 'numeric', None
@@ -933,7 +979,8 @@ def _read_arff(text: str, missing, where: str) -> tuple:
     names = [a[0] for a in attrs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup: raise ValueError(f"{where}: duplicated attribute names {dup}")
-    if any(r.startswith('{') for r in data): raise ValueError(f"{where}: sparse ARFF data ({{...}} rows) is not supported")
+    if any(r.startswith('{') for r in data): raise ValueError(f"{where}: sparse ARFF data ({{...}} rows) is "
+                                                              "not supported")
     rows = list(csv.reader(data, quotechar="'", skipinitialspace=True))
     for i, r in enumerate(rows):
         if len(r) != len(attrs):
@@ -1003,6 +1050,7 @@ def _categorical_of(df, categorical, label, nominal, where) -> list:
     if label in cat: cat.remove(label)
     return cat
 
+# %% ../nbs/02_data.ipynb #299695e2
 def _label_of(df, label, nominal) -> tuple:
     "(label values, integer codes, task) of the label column (values in declared or sorted order)."
     if label is None: return None, pd.Series(np.zeros(len(df), dtype='int64'), index=df.index), 'unlabelled'
@@ -1056,6 +1104,7 @@ _DECIMAL_COMMA = re.compile(r'^[+-]?(\d{1,3}(\.\d{3})+|\d+)(,\d+)?$')
 _GROUPED = re.compile(r'\d\.\d{3}(?:,|$)')
 _DATE = re.compile(r'^(\d{4}-\d{1,2}-\d{1,2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4})([ T]\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?)?$')
 
+# %% ../nbs/02_data.ipynb #b19f0460
 def _looks_like(s: pd.Series, n: int, name: str) -> str | None:
     "Why a column should stay out of a schema ('an identifier', 'a date'), or None. Reads the data: a draft only."
     obs = s[s.notna()]
@@ -1114,6 +1163,7 @@ def check_complete(X, name: str = 'X') -> None:
                          "impute them first, with public constants (Dataset.imputed(values={column: value})) or with "
                          "column means (Dataset.imputed('mean'); not private), or drop the incomplete rows")
 
+# %% ../nbs/02_data.ipynb #bf678540
 @patch
 def imputed(self: Dataset, strategy: str | None = None, values: dict | None = None) -> Dataset:
     "A copy with the missing cells of `X` filled: `values` (public constants, by X column) and/or `strategy='mean'` (not private)."
@@ -1130,6 +1180,7 @@ def imputed(self: Dataset, strategy: str | None = None, values: dict | None = No
 # %% ../nbs/02_data.ipynb #84e00177
 _SEPS = (',', ';', '\t', '|')
 
+# %% ../nbs/02_data.ipynb #ac0a7904
 def _file_bytes(source) -> tuple:
     "(bytes, where, name without .gz) of a file, gunzipped when its name ends in .gz."
     path = Path(source).expanduser()
@@ -1141,11 +1192,13 @@ def _file_bytes(source) -> tuple:
         name = name[:-3]
     return b, where, name
 
+# %% ../nbs/02_data.ipynb #3750a75b
 def _file_text(source, encoding=None) -> tuple:
     "(text, where) of a CSV/TSV/ARFF file, optionally gzipped: the bytes decoded as `read_table` does."
     b, where, _ = _file_bytes(source)
     return _decode_text(b, encoding, where)[0], where
 
+# %% ../nbs/02_data.ipynb #f00b16ad
 def _header_sep(line: str, names) -> str:
     "The delimiter read off the header line alone: the one whose fields match most of the schema's column names."
     score = lambda d: (sum(h.strip() in names for h in next(csv.reader([line], delimiter=d))), d == ',')
@@ -1156,6 +1209,7 @@ import re
 
 _LOST = re.compile('[\udc80-\udcff]')   # what `surrogateescape` makes of a byte the encoding cannot decode
 
+# %% ../nbs/02_data.ipynb #f69f116d
 def _release_text(b: bytes, encoding: str) -> str:
     """Text of a file for a release, by the public encoding alone: a leading byte-order mark dropped, and a byte the
     encoding cannot decode kept as a stand-in (`surrogateescape`), so that only the cell holding it reads as missing.
@@ -1163,6 +1217,7 @@ def _release_text(b: bytes, encoding: str) -> str:
     if codecs.lookup(encoding).name == 'utf-8' and b.startswith(codecs.BOM_UTF8): b = b[len(codecs.BOM_UTF8):]
     return b.decode(encoding, errors='surrogateescape')
 
+# %% ../nbs/02_data.ipynb #c1367c7e
 def _lines(text: str) -> list:
     "The lines of a text: split at '\\n' alone (a '\\r' before it dropped); the empty piece after a final break is no line."
     ls = text.split('\n')
@@ -1227,6 +1282,7 @@ def _arff_header(lines, where: str) -> tuple:
         else: raise ValueError(f"{where}: unexpected line in the ARFF header: {s[:40]!r}")
     raise ValueError(f"{where}: no @data line; not an ARFF file (pass format='csv' in the schema for a CSV)")
 
+# %% ../nbs/02_data.ipynb #f310228f
 def _trimmed(header: list, schema) -> list:
     "A header without the empty names a spreadsheet leaves after the last column (their cells are extra fields, dropped)."
     while header and header[-1] == '' and '' not in schema.columns: header = header[:-1]
@@ -1277,18 +1333,22 @@ def _number(text: str) -> float:
     try: return float(text)
     except ValueError: return math.nan
 
+# %% ../nbs/02_data.ipynb #34726d87
 def _numbers(cells: np.ndarray, missing) -> np.ndarray:
     """Cells (an object array of str) as float64 by the rule of `_number`, a missing cell as NaN; each cell's value depends on
     that cell alone. Fast path: when the column is ASCII without '_' and every cell is a number, one C-level conversion
     (the same `float` of each cell, so the same values); otherwise cell by cell."""
     miss = set(missing)
-    if all(math.isnan(_number(m.strip())) for m in miss):    # no missing token reads as a number: the fast path cannot differ
+    if all(math.isnan(_number(m.strip())) for m in miss):    # no missing token reads as a number: the fast
+                                                             # path cannot differ
         try:
             joined = ''.join(cells)
             if joined.isascii() and '_' not in joined: return np.array(cells, dtype=float)
-        except (TypeError, ValueError): pass              # a non-number (or a missing cell) somewhere: the rule cell by cell
+        except (TypeError, ValueError): pass              # a non-number (or a missing cell) somewhere: the
+                                                          # rule cell by cell
     return np.array([math.nan if (t := str(c).strip()) in miss else _number(t) for c in cells], dtype=float)
 
+# %% ../nbs/02_data.ipynb #7de49f33
 def _column_numbers(cells: pd.Series, missing) -> np.ndarray:
     """A column of text cells as float64 by the rule of `_number`. Fast path for Arrow strings: Arrow's cast to float64
     (after trimming spaces and tabs) reads a subset of what Python's `float` reads, to the same correctly rounded values
@@ -1300,21 +1360,24 @@ def _column_numbers(cells: pd.Series, missing) -> np.ndarray:
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError): pass
     return _numbers(cells.astype(object).where(cells.notna(), '').to_numpy(dtype=object), missing)
 
-
 # %% ../nbs/02_data.ipynb #bcfd5f95
 def _header_vs_schema(header, schema, where: str) -> None:
     "The file's header against the schema (public inputs): every column declared, every declared column present, no duplicates."
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup: raise ValueError(f"{where}: duplicated column names {dup} in the header; rename them")
     extra = [h for h in header if h not in schema.columns and h not in (getattr(schema, 'skip', None) or ())]
-    if extra: raise ValueError(f"{where}: column {extra[0]!r} is not in the schema; add it to the schema or drop it from the file")
+    if extra: raise ValueError(f"{where}: column {extra[0]!r} is not in the schema; add it to the schema or "
+                               "drop it from the file")
     absent = [c for c in schema.columns if c not in header]
-    if absent: raise ValueError(f"schema: column {absent[0]!r} is not in {where}; remove it from the schema or add it to the file")
+    if absent: raise ValueError(f"schema: column {absent[0]!r} is not in {where}; remove it from the schema "
+                                "or add it to the file")
 
+# %% ../nbs/02_data.ipynb #f1942390
 def _category_map(col) -> dict:
     "Text of each declared category -> the category (the schema's value, e.g. the int 1 for the text '1')."
     return {str(_json_value(c)): c for c in reversed(col.categories)}
 
+# %% ../nbs/02_data.ipynb #3b54c3d8
 def _localized(cells: pd.Series, decimal: str = '.', thousands=None) -> pd.Series:
     """Numeric cells in the public number format written the Python way: the digit-group mark removed, the decimal mark
     made '.'; with decimal ',' a cell holding a '.' (not the group mark) is not a number. Cell by cell."""
@@ -1324,6 +1387,7 @@ def _localized(cells: pd.Series, decimal: str = '.', thousands=None) -> pd.Serie
     if decimal != '.': s = s.where(~s.str.contains('.', regex=False), 'x').str.replace(decimal, '.', regex=False)
     return s
 
+# %% ../nbs/02_data.ipynb #84a59122
 def _typed(cells: pd.Series, col, missing, decimal: str = '.', thousands=None) -> pd.Series:
     "One column typed by its schema entry alone: numbers as float64 (non-numbers -> NaN), categories as declared (unknown -> None)."
     if col.kind != 'categorical':
@@ -1354,11 +1418,13 @@ def _cells_frame(header, recs, lost: bool, text: bool = True) -> pd.DataFrame:
     df.columns = header
     return df
 
+# %% ../nbs/02_data.ipynb #7446a45a
 def _typed_frame(raw: pd.DataFrame, schema, missing) -> pd.DataFrame:
     "Every column typed by the schema alone, with the schema's number format (the columns it skips left out)."
     return pd.DataFrame({h: _typed(raw[h], schema.columns[h], missing, schema.decimal, schema.thousands)
                          for h in raw.columns if h in schema.columns}, index=raw.index)
 
+# %% ../nbs/02_data.ipynb #ac5708f0
 def read_by_schema(source, # a CSV/TSV/ARFF file path (optionally .gz)
                    schema, # the public `Schema` (or its dict / JSON path): it alone decides every column's type
                    missing=None, # cell values read as missing; default ('?', '', 'NA')
@@ -1384,6 +1450,7 @@ def _examples(values, k: int = 5) -> str:
     cut = lambda v: v if len(v) <= 40 else v[:40] + f'… ({len(v)} characters)'
     return ', '.join(f'{cut(v)!r} x{c}' for v, c in vc.head(k).items()) + (' …' if len(vc) > k else '')
 
+# %% ../nbs/02_data.ipynb #5eea16cc
 def _numeric_findings(name, cells, col, missing) -> list:
     "(column, finding, cells, examples, rule) rows of one numeric or integer column."
     s = cells.str.strip(); miss = s.isin(list(missing))
@@ -1400,22 +1467,26 @@ def _numeric_findings(name, cells, col, missing) -> list:
         out.append((name, 'not a whole number', len(frac), _examples(frac), 'used as is; released values are rounded'))
     return out
 
+# %% ../nbs/02_data.ipynb #df147c1a
 def _category_findings(name, cells, col, missing, label=False) -> list:
     "(column, finding, cells, examples, rule) rows of one categorical column (the label's missing state is its first class)."
     s = cells.str.strip(); miss = s.isin(list(missing))
     unknown = ~miss & ~s.isin(list(_category_map(col)))
     rule = f'read as the first class {col.categories[0]!r}' if label else 'read as missing'
     return [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), rule if label else 'missing-value rule'),
-            (name, f'not among the {len(col.categories)} declared categories', int(unknown.sum()), _examples(s[unknown]), rule)]
+            (name, f'not among the {len(col.categories)} declared categories', int(unknown.sum()),
+             _examples(s[unknown]), rule)]
 
 # %% ../nbs/02_data.ipynb #c7c61556
 CHECK_WARNING = ("NOT PRIVATE: this check reads the real rows and shows values, counts and line numbers from them. "
                  "It is for the data curator only: never publish it or attach it to a release.")
 
+# %% ../nbs/02_data.ipynb #f4096fe9
 def _shown(v: str) -> str:
     "A cell with undecodable bytes, for the curator's eyes: those bytes as \\x escapes."
     return _LOST.sub(lambda m: f'\\x{ord(m.group()) - 0xdc00:02x}', v)
 
+# %% ../nbs/02_data.ipynb #967fc955
 def _lines_list(lines) -> str:
     return ', '.join(map(str, lines[:10])) + (' …' if len(lines) > 10 else '')
 
@@ -1473,6 +1544,7 @@ def _typed_part(part: pd.DataFrame, schema, missing=DEFAULT_MISSING) -> pd.DataF
     "One partition of text cells typed by the schema alone (the rule of `read_by_schema`, row by row)."
     return _typed_frame(part, schema, missing)
 
+# %% ../nbs/02_data.ipynb #42a80ef9
 def _csv_layout(path: str, schema, rows: int, chunk: int = 1 << 24) -> tuple:
     """(header, byte offsets of the partitions' first records and the file's end, records) of a CSV file: the header
     is its first non-blank line; every line after it is a record, and a partition holds `rows` records (the last one
@@ -1498,6 +1570,7 @@ def _csv_layout(path: str, schema, rows: int, chunk: int = 1 << 24) -> tuple:
     (header,), _ = _records([text], sep, '"')
     return _trimmed([h.strip() for h in header], schema), sep, cuts, n
 
+# %% ../nbs/02_data.ipynb #510c872f
 def _open_bytes(path: str):
     "The file's bytes, gunzipped when its name ends in .gz (a forward seek then decompresses up to the offset)."
     return gzip.open(path, 'rb') if path.lower().endswith('.gz') else open(path, 'rb')
@@ -1534,7 +1607,8 @@ def read_by_schema_dask(source, # a CSV or Parquet path, or a glob of them (e.g.
         _header_vs_schema(header, schema, paths[0])
         return ddf.astype(str).map_partitions(_typed_part, schema, meta=_typed_part(ddf._meta.astype(str), schema))
     bad = [p for p in paths if p.lower().endswith(('.arff', '.arff.gz', '.parquet', '.pq'))]
-    if bad or schema.format == 'arff': raise ValueError(f"{(bad or paths)[0]}: on Dask, plain CSV files (or Parquet) only")
+    if bad or schema.format == 'arff': raise ValueError(f"{(bad or paths)[0]}: on Dask, plain CSV files (or "
+                                                        "Parquet) only")
     if schema.multiline: raise ValueError("schema: multiline=true is not read on Dask (a record must be one line)")
     parts, first, order = [], 0, None
     for p in paths:
@@ -1557,13 +1631,17 @@ def _to_dict(schema) -> dict:
     "The JSON form of a schema object."
     return schema.to_dict()
 
-SCHEMA_HINT = ("write one: `dpnotes schema TABLE.csv -o schema.json` (or dpnotes.data.draft_schema(df)), review every field "
-               "against public knowledge (documentation, domain limits; not the data), set \"drafted\": false, then pass it")
+# %% ../nbs/02_data.ipynb #9c74d7d2
+SCHEMA_HINT = ("write one: `dpnotes schema TABLE.csv -o schema.json` (or dpnotes.data.draft_schema(df)), "
+               "review every field "
+               "against public knowledge (documentation, domain limits; not the data), set \"drafted\": "
+               "false, then pass it")
 
 # %% ../nbs/02_data.ipynb #4e898520
 def as_schema(schema) -> Schema:
     "A fresh `Schema` from a `Schema`, its dict form, a JSON file path or JSON text (a public input: checked, errors name the column)."
-    if schema is None: raise ValueError(f"schema: no schema given; the release needs public bounds and categories — {SCHEMA_HINT}")
+    if schema is None: raise ValueError("schema: no schema given; the release needs public bounds and "
+                                        f"categories — {SCHEMA_HINT}")
     if isinstance(schema, (str, os.PathLike)):
         text = str(schema)
         if not text.lstrip().startswith('{'):
@@ -1571,10 +1649,12 @@ def as_schema(schema) -> Schema:
             if not p.is_file(): raise ValueError(f"schema: file not found: {p}")
             text = p.read_text(encoding='utf-8')
         try: schema = json.loads(text)
-        except json.JSONDecodeError as e: raise ValueError(f"schema: not valid JSON ({e.msg}, line {e.lineno})") from None
+        except json.JSONDecodeError as e: raise ValueError(f"schema: not valid JSON ({e.msg}, line "
+                                                           f"{e.lineno})") from None
     if isinstance(schema, Schema): schema = schema.to_dict()
     if not isinstance(schema, dict):
-        raise TypeError(f"schema must be a dpnotes.data.Schema, a dict, or a JSON path/text; got {type(schema).__name__}")
+        raise TypeError("schema must be a dpnotes.data.Schema, a dict, or a JSON path/text; got "
+                        f"{type(schema).__name__}")
     if not isinstance(schema.get('columns'), dict) or not schema['columns']:
         raise ValueError("schema: a non-empty 'columns' mapping is required ({'dpnotes_schema': 1, 'columns': {...}})")
     for name, c in schema['columns'].items():                       # one column at a time, so errors can name it
@@ -1588,14 +1668,17 @@ def as_schema(schema) -> Schema:
             lo, hi = c.lower, c.upper
             ok = all(isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v) for v in (lo, hi))
             if not ok or not lo < hi:
-                raise ValueError(f"schema: column {name!r} needs finite bounds with lower < upper, got lower={lo!r}, upper={hi!r}")
+                raise ValueError(f"schema: column {name!r} needs finite bounds with lower < upper, got "
+                                 f"lower={lo!r}, upper={hi!r}")
         elif c.kind == 'categorical':
             cats = c.categories
             if not cats or len(set(map(repr, cats))) != len(cats):
                 raise ValueError(f"schema: column {name!r} needs a non-empty list of distinct categories, got {cats!r}")
-        else: raise ValueError(f"schema: column {name!r} has kind {c.kind!r}; use 'numeric', 'integer' or 'categorical'")
+        else: raise ValueError(f"schema: column {name!r} has kind {c.kind!r}; use 'numeric', 'integer' or "
+                               "'categorical'")
     return schema
 
+# %% ../nbs/02_data.ipynb #29df2ab1
 def drafted_fields(schema) -> list:
     "Names of the columns whose fields were drafted from the data (not private until reviewed)."
     return [k for k, c in schema.columns.items() if getattr(c, 'drafted', False)]
@@ -1608,7 +1691,8 @@ class TableCodec:
                 ):
         self.schema, self.label = schema, label
         missing = [c for c in columns if c not in schema.columns]
-        if missing: raise ValueError(f"column {missing[0]!r} is not in the schema (columns missing from it: {missing[:5]})")
+        if missing: raise ValueError(f"column {missing[0]!r} is not in the schema (columns missing from it: "
+                                     f"{missing[:5]})")
         present = set(columns)
         # output column order: the schema's, never the input's
         self.order = [c for c in schema.columns if c in present]
@@ -1622,13 +1706,16 @@ class TableCodec:
             self.blocks.append((c, col.kind, j, w)); j += w
         self.width = j
         self.encoded_names = [f'{c}={v}' if k == 'categorical' else c
-                              for c, k, s, w in self.blocks for v in (self.schema.columns[c].categories if k == 'categorical' else [None])]
+                              for c, k, s,
+                              w in self.blocks
+                              for v in (self.schema.columns[c].categories if k == 'categorical' else [None])]
 
     @property
     def dtypes(self) -> dict:
         "The released dtypes, from the schema alone: integer → int64, numeric → float64, categorical → `category` listing the declared categories."
         return {c: _schema_dtype(self.schema.columns[c]) for c in self.order}
 
+# %% ../nbs/02_data.ipynb #c91cf28b
 def _schema_dtype(col):
     "The one dtype a released column of this schema kind gets."
     if col.kind == 'integer': return np.dtype('int64')
@@ -1648,6 +1735,7 @@ def _category_codes(values, categories) -> np.ndarray:
         except TypeError: out[r] = lut.get(str(v), -1)       # an unhashable cell: compared by its text only
     return out
 
+# %% ../nbs/02_data.ipynb #1c0aad11
 def _as_numbers(s) -> np.ndarray:
     "A column as float64: numbers as they are; anything else parsed, and what does not parse becomes NaN (the missing state)."
     if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
@@ -1661,11 +1749,13 @@ def _in_domain(values, col) -> np.ndarray:
     with np.errstate(invalid='ignore'):
         return np.where(np.isfinite(v), np.clip(v, col.lower, col.upper), np.nan)
 
+# %% ../nbs/02_data.ipynb #d7a497d8
 def _label_index(values, col) -> np.ndarray:
     "The public rule for the label: its category codes, a missing or undeclared label -> the first class."
     idx = _category_codes(values.to_numpy(dtype=object), col.categories)
     return np.where(idx < 0, 0, idx)
 
+# %% ../nbs/02_data.ipynb #1334695c
 @patch
 def encode(self:TableCodec, df):
     """(E, y): E in [0, 1]^width, y = label codes. The declared domain is a contract, enforced by a public row-wise rule

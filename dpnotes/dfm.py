@@ -68,6 +68,7 @@ def uniform_qr_orthonormal(m:int, # ambient dimension
 # %% ../nbs/30_dfm_effect.ipynb #5a218c3a
 _E_E = math.exp(math.e)  # below e^e ~ 15.15 the rule of thumb is not monotone in m
 
+# %% ../nbs/30_dfm_effect.ipynb #8071786c
 def dfm_threshold(m:int, # ambient dimension, >= 3
                   published:bool=False, # True: base-10 logarithms, reproducing the paper's "p < 13 for m = 100"
                  ) -> float: # k*(m) = 2 log m / log log m
@@ -89,7 +90,8 @@ def check_dims(m:int, # ambient dimension
     "Validate $1\\le p\\le m$ and warn if $p$ exceeds Meckes' rule-of-thumb threshold (or $m$ is too small for one)."
     m, p = _check_mp(m, p)
     if m < 3:
-        if warn: warnings.warn(f"m = {m} is too small for the DFM effect: no threshold exists", UserWarning, stacklevel=2)
+        if warn: warnings.warn(f"m = {m} is too small for the DFM effect: no threshold exists", UserWarning,
+                               stacklevel=2)
         return float('nan')
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter('always')
@@ -98,11 +100,13 @@ def check_dims(m:int, # ambient dimension
         for x in w: warnings.warn(str(x.message), UserWarning, stacklevel=2)
         if p >= k:
             warnings.warn(f"p = {p} >= 2 log m / log log m = {k:.2f} (m = {m}): Meckes' theorem does not cover this "
-                          f"projection dimension; measure Gaussianity instead of assuming it", UserWarning, stacklevel=2)
+                          f"projection dimension; measure Gaussianity instead of assuming it", UserWarning,
+                          stacklevel=2)
     return k
 
 # %% ../nbs/30_dfm_effect.ipynb #408336da
-# Sample-wise normalisation is the same operation RON-Gauss Lemma 1 uses (`covariance_lemmas.html`); one implementation, in `dpnotes.privacy`, serves both.
+# Sample-wise normalisation is the same operation RON-Gauss Lemma 1 uses (`covariance_lemmas.html`); one
+# implementation, in `dpnotes.privacy`, serves both.
 from .privacy import normalize_rows
 
 
@@ -116,13 +120,15 @@ def dfm_preprocess(X, # (n, m) data, array or DataFrame
     A, meta = as_matrix(X)
     if scale is not None:
         if isinstance(scale, str):
-            if scale != 'standardize': raise ValueError(f"scale must be None, 'standardize' or an array of positive scales, got {scale!r}")
+            if scale != 'standardize': raise ValueError("scale must be None, 'standardize' or an array of "
+                                                        f"positive scales, got {scale!r}")
             sd = A.std(axis=0); sd[sd == 0] = 1.0
             A = (A - A.mean(axis=0)) / sd
         else:
             sc, _ = as_matrix(np.asarray(scale, dtype=float).reshape(1, -1), name='scale')
             sc = sc[0]
-            if sc.shape[0] != A.shape[1] or np.any(sc <= 0): raise ValueError(f"scale must hold {A.shape[1]} positive numbers")
+            if sc.shape[0] != A.shape[1] or np.any(sc <= 0): raise ValueError(f"scale must hold {A.shape[1]} "
+                                                                              "positive numbers")
             A = A / sc
     A = normalize_rows(A)
     if center:
@@ -161,6 +167,7 @@ def table1_conditions(X, # (n, m) data (rows are records), e.g. after `dfm_prepr
 # %% ../nbs/30_dfm_effect.ipynb #7994fbb8
 _SAMPLERS = {'haar': haar_orthonormal, 'uniform_qr': uniform_qr_orthonormal}
 
+# %% ../nbs/30_dfm_effect.ipynb #996258ea
 def project(X, # (n, m) data
             p:int, # projection dimension
             kind:str='haar', # 'haar' (default) or 'uniform_qr' (RON-Gauss Alg. 2, biased)
@@ -171,7 +178,8 @@ def project(X, # (n, m) data
     A, meta = as_matrix(X)
     if kind not in _SAMPLERS: raise ValueError(f"kind must be one of {sorted(_SAMPLERS)}, got {kind!r}")
     m = A.shape[1]
-    if isinstance(p, bool) or not isinstance(p, (int, np.integer)): raise TypeError(f"`p` must be an integer, got {p!r}")
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)): raise TypeError("`p` must be an "
+                                                                                    f"integer, got {p!r}")
     check_dims(m, int(p), warn=warn)
     W = _SAMPLERS[kind](m, int(p), rng=rng)
     Y = A @ W
@@ -198,6 +206,7 @@ def _energy_consts(p:int):
     c = math.exp(gammaln((p + 1) / 2) - gammaln(p / 2))
     return math.sqrt(2) * c, 2 * c
 
+# %% ../nbs/30_dfm_effect.ipynb #2acdcee9
 def _standardize(Y, how:str):
     if how == 'isotropic':
         s = np.sqrt(np.mean(Y ** 2))
@@ -213,6 +222,7 @@ def _standardize(Y, how:str):
         return Yc @ V / np.sqrt(lam)
     raise ValueError(f"standardize must be 'isotropic' or 'whiten', got {how!r}")
 
+# %% ../nbs/30_dfm_effect.ipynb #6d6156a4
 def energy_statistic(Y, # (n, p) sample
                      standardize:str='isotropic', # 'isotropic' or 'whiten'
                     ) -> float: # n * E_n, the one-sample energy statistic against N(0, I_p)
@@ -235,6 +245,7 @@ def _mardia_from_whitened(Z) -> tuple:
         b1 = float(((Z @ Z.T) ** 3).mean())
     return b1, float((np.einsum('ni,ni->n', Z, Z) ** 2).mean())
 
+# %% ../nbs/30_dfm_effect.ipynb #aee6b075
 def _mardia_stats(Y) -> tuple:
     "Mardia's multivariate skewness b1 and kurtosis b2 of the rows of `Y`."
     try: Z = _standardize(np.asarray(Y, dtype=float), 'whiten')
@@ -249,6 +260,7 @@ def _test_inputs(Y, n_null, alpha, max_n, rng):
     rng = as_rng(rng)
     return _prepare(Y, 'Y', max_n, rng), n_null, rng
 
+# %% ../nbs/30_dfm_effect.ipynb #e8ac10bc
 def _prepare(Y, name, max_n, rng):
     A, _ = as_matrix(Y, name=name)
     n, p = A.shape
@@ -257,6 +269,7 @@ def _prepare(Y, name, max_n, rng):
         A = A[as_rng(rng).choice(n, size=max_n, replace=False)]
     return A
 
+# %% ../nbs/30_dfm_effect.ipynb #96511a7c
 @lru_cache(maxsize=256)
 def _null_cached(test:str, n:int, p:int, n_null:int, standardize:str, seed:int) -> np.ndarray:
     return _null(test, n, p, n_null, standardize, np.random.default_rng(seed))
@@ -270,6 +283,7 @@ def _standardize_batch(G, how):
     lam, V = np.linalg.eigh(S)
     return np.einsum('bni,bij->bnj', Gc, V) / np.sqrt(lam)[:, None, :]
 
+# %% ../nbs/30_dfm_effect.ipynb #16f21f9e
 def _energy_batch(Z):
     "n * E_n for each standardised sample in a stack (B, n, p)."
     B, n, p = Z.shape
@@ -281,6 +295,7 @@ def _energy_batch(Z):
     t3 = np.sqrt(d2).sum(axis=(1, 2)) / n ** 2
     return n * (2 * t1 - c2 - t3)
 
+# %% ../nbs/30_dfm_effect.ipynb #dda90bed
 def _mardia_batch(G):
     return np.array([_mardia_from_whitened(z) for z in _standardize_batch(G, 'whiten')])
 
@@ -297,12 +312,15 @@ def _null(test, n, p, n_null, standardize, rng):
         else: out.append(_mardia_batch(G))
     return np.concatenate(out)
 
+# %% ../nbs/30_dfm_effect.ipynb #85f0f21b
 def _get_null(test, n, p, n_null, standardize, null_seed, rng):
     if null_seed is None: return _null(test, n, p, n_null, standardize, as_rng(rng))
     return _null_cached(test, n, p, n_null, standardize, int(null_seed))
 
+# %% ../nbs/30_dfm_effect.ipynb #39d82382
 def _mc_pvalue(t, null): return (1 + np.sum(null >= t)) / (len(null) + 1)
 
+# %% ../nbs/30_dfm_effect.ipynb #3bc207c7
 def _crit(null, alpha):
     "Smallest null order statistic c such that P(T > c) <= alpha under the Monte Carlo null."
     s = np.sort(null); B = len(s)
@@ -349,6 +367,7 @@ def mardia_test(Y, # (n, p) projected sample
 # %% ../nbs/30_dfm_effect.ipynb #a6ba86da
 SYNTHETIC_FAMILIES = ('cube', 'positive', 'spikes', 'atoms', 'lowrank')
 
+# %% ../nbs/30_dfm_effect.ipynb #03d98bb0
 def synthetic_data(kind:str, # one of SYNTHETIC_FAMILIES
                    n:int, # number of records
                    m:int, # number of features

@@ -27,7 +27,8 @@ __all__ = ['Preprocessor', 'DPRP']
 
 # %% ../nbs/42_dprp.ipynb #ff72848c
 from .privacy import unit_rows, clip_rows
-from .privacy import unit_rows as safe_unit_rows   # the privacy primitive (exact at any finite magnitude), under the name this page used first
+from .privacy import unit_rows as safe_unit_rows   # the privacy primitive (exact at any finite
+                                                          # magnitude), under the name this page used first
 
 # %% ../nbs/42_dprp.ipynb #01b648ae
 class Preprocessor:
@@ -38,11 +39,14 @@ class Preprocessor:
         self.bounds, self.clip_norm = bounds, clip_norm
         if kind == 'bounds':
             if bounds is None or isinstance(bounds, str):
-                raise ValueError("preprocess='bounds' needs public bounds=(lo, hi) per feature (or bounds='private' in DPRP)")
+                raise ValueError("preprocess='bounds' needs public bounds=(lo, hi) per feature (or "
+                                 "bounds='private' in DPRP)")
             lo, hi = (np.asarray(b, dtype=float) for b in bounds)
-            if lo.shape != hi.shape or lo.ndim != 1: raise ValueError("bounds must be two 1-D arrays (lo, hi) of equal length")
+            if lo.shape != hi.shape or lo.ndim != 1: raise ValueError("bounds must be two 1-D arrays (lo, "
+                                                                      "hi) of equal length")
             if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))): raise ValueError("bounds must be finite")
-            if not np.all(hi > lo): raise ValueError(f"bounds: hi must exceed lo for every feature (bad: {np.flatnonzero(~(hi > lo)).tolist()})")
+            if not np.all(hi > lo): raise ValueError("bounds: hi must exceed lo for every feature (bad: "
+                                                     f"{np.flatnonzero(~(hi > lo)).tolist()})")
             self.lo, self.hi = lo, hi
             self.c = float(np.sqrt(len(lo)) / 2 if clip_norm is None else clip_norm)
             if not self.c > 0: raise ValueError(f"clip_norm must be > 0, got {clip_norm}")
@@ -139,17 +143,23 @@ def _check_params(self:DPRP):
     if isinstance(self.k2, (float, np.floating)):
         if not 0 < self.k2 <= 1: raise ValueError(f"k2 as a fraction must lie in (0, 1], got {self.k2}")
     else: check_int(self.k2, 'k2')
-    if self.theorem_a not in THEOREM_A_METHODS: raise ValueError(f"theorem_a must be one of {THEOREM_A_METHODS}, got {self.theorem_a!r}")
-    if self.theorem_b not in THEOREM_B_METHODS: raise ValueError(f"theorem_b must be one of {THEOREM_B_METHODS}, got {self.theorem_b!r}")
+    if self.theorem_a not in THEOREM_A_METHODS: raise ValueError("theorem_a must be one of "
+                                                                 f"{THEOREM_A_METHODS}, got {self.theorem_a!r}")
+    if self.theorem_b not in THEOREM_B_METHODS: raise ValueError("theorem_b must be one of "
+                                                                 f"{THEOREM_B_METHODS}, got {self.theorem_b!r}")
     if self.chunk_size is not None: check_int(self.chunk_size, 'chunk_size')
     for name in ('fast', 'allow_constant'):
-        if not isinstance(getattr(self, name), (bool, np.bool_)): raise TypeError(f"{name} must be a bool, got {getattr(self, name)!r}")
+        if not isinstance(getattr(self, name), (bool, np.bool_)): raise TypeError(f"{name} must be a bool, "
+                                                                                  f"got {getattr(self, name)!r}")
     if not (self.rng is None or isinstance(self.rng, (np.random.Generator, np.random.SeedSequence))
-            or (isinstance(self.rng, numbers.Integral) and not isinstance(self.rng, (bool, np.bool_)) and self.rng >= 0)):
-        raise TypeError(f"rng must be None (fresh entropy), a non-negative int seed, a SeedSequence or a numpy Generator, got {self.rng!r}")
+            or (isinstance(self.rng, numbers.Integral) and not isinstance(self.rng, (bool, np.bool_))
+                and self.rng >= 0)):
+        raise TypeError("rng must be None (fresh entropy), a non-negative int seed, a SeedSequence or a "
+                        f"numpy Generator, got {self.rng!r}")
     check_sampler(self.sampler)
     if self.fast and self.sampler == 'safe':
-        raise ValueError("sampler='safe' needs fast=False: the fast form adds noise multiplied by a matrix (N L), which cannot be "
+        raise ValueError("sampler='safe' needs fast=False: the fast form adds noise multiplied by a matrix "
+                         "(N L), which cannot be "
                          "added exactly on the grid; use DPRP(..., fast=False, sampler='safe')")
     return f
 
@@ -158,18 +168,23 @@ def _check_params(self:DPRP):
 def _validate(self:DPRP):
     "All parameter checks in one place; sets the budget shares `eps_`, `delta_` and the public `classes_`."
     f = self._check_params()                                             # the budget fractions
-    if self.preprocess not in ('row_l2', 'bounds'): raise ValueError(f"preprocess must be 'row_l2' or 'bounds', got {self.preprocess!r}")
+    if self.preprocess not in ('row_l2', 'bounds'): raise ValueError("preprocess must be 'row_l2' or "
+                                                                     f"'bounds', got {self.preprocess!r}")
     private = isinstance(self.bounds, str)
-    if private and self.bounds != 'private': raise ValueError(f"bounds must be (lo, hi) arrays or 'private', got {self.bounds!r}")
+    if private and self.bounds != 'private': raise ValueError("bounds must be (lo, hi) arrays or 'private', "
+                                                              f"got {self.bounds!r}")
     if self.preprocess == 'row_l2' and self.bounds is not None:
         raise ValueError("bounds is only used with preprocess='bounds' (row_l2 needs no bounds)")
     beta = 0.0
     if private:
         beta = float(self.bounds_share)
-        if not 0 < beta < 1: raise ValueError(f"bounds_share must lie in (0, 1) with bounds='private', got {self.bounds_share}")
+        if not 0 < beta < 1: raise ValueError("bounds_share must lie in (0, 1) with bounds='private', got "
+                                              f"{self.bounds_share}")
         if not 0 < self.bounds_tail < 0.5: raise ValueError(f"bounds_tail must lie in (0, 0.5), got {self.bounds_tail}")
-    else: Preprocessor(self.preprocess, self.bounds, self.clip_norm)           # validates public bounds and clip_norm now
-    if self.clip_norm is not None and not self.clip_norm > 0: raise ValueError(f"clip_norm must be > 0, got {self.clip_norm}")
+    else: Preprocessor(self.preprocess, self.bounds, self.clip_norm)           # validates public bounds and
+                                                                               # clip_norm now
+    if self.clip_norm is not None and not self.clip_norm > 0: raise ValueError("clip_norm must be > 0, got "
+                                                                               f"{self.clip_norm}")
     self.classes_ = None if self.classes is None else check_classes(self.classes)
     self.eps_bounds_ = beta * self.epsilon
     self.eps_, self.delta_ = f * (1 - beta) * self.epsilon, np.array([f[0], f[1], 0.0]) / (f[0] + f[1]) * self.delta
@@ -205,7 +220,8 @@ def _plan(self:DPRP, gram:np.ndarray, n:int, rngs, budget:Budget):
     V = top_eigvecs(C, k2)
     sig1 = lambda k: theorem_a_sigma(self.eps_[0], self.delta_[0], 2.0, int(k), method=self.theorem_a)
     if self.k1 == 'auto':
-        grid = self.k1_grid if self.k1_grid is not None else sorted({max(k2 + 2, int(m * d)) for m in (1, 2, 5, 10, 20)})
+        grid = self.k1_grid if self.k1_grid is not None else sorted({max(k2 + 2, int(m * d))
+                                                                     for m in (1, 2, 5, 10, 20)})
         perp = float(np.trace(gram) - np.trace(V.T @ gram @ V))
         k1 = select_k1(max(perp, 0.0), n, grid, k2, [sig1(k) for k in grid], self.eps_[2], 1.0, rngs[1],
                        sampler=self.sampler)       # 'safe': permute-and-flip with exact coins
@@ -219,7 +235,8 @@ def _plan(self:DPRP, gram:np.ndarray, n:int, rngs, budget:Budget):
     if self.fast:
         G = V.T @ R
         self.RM_ = R @ self.M_                                            # (d, d): X R M = X (R M)
-        self.L_ = np.linalg.cholesky(np.linalg.inv(G @ G.T)).T @ V.T        # (k2, d): noise rows s1 W L ~ N(0, s1^2 V (GG^T)^-1 V^T)
+        self.L_ = np.linalg.cholesky(np.linalg.inv(G @ G.T)).T @ V.T        # (k2, d): noise rows s1 W L ~
+                                                                            # N(0, s1^2 V (GG^T)^-1 V^T)
     return R, self.M_, s1
 
 # %% ../nbs/42_dprp.ipynb #d7e7660d
@@ -230,7 +247,8 @@ def _release_rows(self:DPRP, E, R, M, s1, rng):
         out = E @ self.RM_
         out += gaussian_noise(s1, (len(E), self.L_.shape[0]), rng, self.sampler) @ self.L_
         return out
-    return add_gaussian(E @ R, s1, rng, self.sampler, sensitivity=2.0) @ M     # P' released exactly, then post-processed
+    return add_gaussian(E @ R, s1, rng, self.sampler, sensitivity=2.0) @ M     # P' released exactly, then
+                                                                               # post-processed
 
 # %% ../nbs/42_dprp.ipynb #3f1b82e0
 @patch
@@ -243,10 +261,12 @@ def _prepare(self:DPRP, X, y):
         if self.classes_ is None: raise ValueError(CLASSES_MESSAGE)
         if isinstance(y, pd.DataFrame): raise TypeError("y must be 1-D (array or Series), got a DataFrame")
         yy = np.asarray(y)
-        if yy.ndim != 1 or len(yy) != len(A): raise ValueError(f"y must be 1-D with {len(A)} entries, got shape {yy.shape}")
+        if yy.ndim != 1 or len(yy) != len(A): raise ValueError(f"y must be 1-D with {len(A)} entries, got "
+                                                               f"shape {yy.shape}")
         if pd.isna(yy).any(): raise ValueError("y contains missing values (outside the declared classes)")
     return A, meta, yy
 
+# %% ../nbs/42_dprp.ipynb #c1ce14fc
 @patch
 def _preprocessor(self:DPRP, A, labelled:bool, rng, budget:Budget) -> Preprocessor:
     "The row-wise map; with bounds='private' the bounds are released first (bounds_share of epsilon) and kept in `bounds_`."
@@ -283,13 +303,15 @@ def fit_release(self:DPRP, X, y=None):
         Z = np.vstack([self._release_rows(P, R, M, s1, rngs[3]) for P in parts])
     return self._output(Z, A.shape[1], meta, y)
 
+# %% ../nbs/42_dprp.ipynb #b272da19
 @patch
 def _output(self:DPRP, Z, d:int, meta, y):
     "Decode released rows into the caller's format (DataFrame/Series in, DataFrame/Series out)."
     F, yl = self._pre.decode(Z, d)
     Xo = pd.DataFrame(F, columns=meta.columns, index=meta.index) if meta.kind == 'dataframe' else F
     if y is None: return Xo
-    yo = pd.Series(yl, index=getattr(y, 'index', None), name=getattr(y, 'name', None)) if isinstance(y, pd.Series) else yl
+    yo = pd.Series(yl, index=getattr(y, 'index', None), name=getattr(y, 'name', None)) if isinstance(y,
+                                                                                                     pd.Series) else yl
     return Xo, yo
 
 # %% ../nbs/42_dprp.ipynb #dc4b1b24
@@ -308,13 +330,16 @@ def _dprp_part(A, y, pre, est, R, M, s1, seq, d:int, columns, tag):
 def _dask_inputs(self:DPRP, X, y) -> tuple:
     "Public facts about Dask inputs, from metadata only: (is a frame, d, labelled, the row-wise Preprocessor)."
     self._validate()
-    if isinstance(self.bounds, str): raise ValueError("a Dask input needs public bounds=(lo, hi) (bounds='private' would need a third pass)")
+    if isinstance(self.bounds, str): raise ValueError("a Dask input needs public bounds=(lo, hi) "
+                                                      "(bounds='private' would need a third pass)")
     frame = hasattr(X, 'columns')
     d = len(X.columns) if frame else X.shape[1]
-    if not frame and (X.ndim != 2 or math.isnan(d)): raise ValueError("X: pass a Dask DataFrame or a 2-D Dask array with known columns")
+    if not frame and (X.ndim != 2 or math.isnan(d)): raise ValueError("X: pass a Dask DataFrame or a 2-D "
+                                                                      "Dask array with known columns")
     labelled = y is not None
     if labelled and self.classes_ is None: raise ValueError(CLASSES_MESSAGE)
-    return frame, d, labelled, Preprocessor(self.preprocess, self.bounds, self.clip_norm, self.classes_ if labelled else None)
+    return frame, d, labelled, Preprocessor(self.preprocess, self.bounds, self.clip_norm,
+                                            self.classes_ if labelled else None)
 
 # %% ../nbs/42_dprp.ipynb #ebba2b8e
 @patch
@@ -326,7 +351,8 @@ def _fit_release_dask(self:DPRP, X, y=None):
     import dask, dask.dataframe as dd
     frame, d, labelled, pre = self._dask_inputs(X, y)
     # every encoded row has L2 norm <= 1; quantised by truncation toward zero it stays in the unit ball, so Theorem B's
-    # Gram sensitivity holds unchanged. The Gram matrix is exact: the same for any partitioning, hence so is the release.
+    # Gram sensitivity holds unchanged. The Gram matrix is exact: the same for any partitioning, hence so is
+    # the release.
     enc = lambda A, yb: (pre.encode(A, yb), np.zeros(len(A), dtype=np.int64))
     mom = exact_moments(X, y, 1, prep=enc, bound=1.0, second='pooled')
     n = int(mom['count'][0])
@@ -340,7 +366,8 @@ def _fit_release_dask(self:DPRP, X, y=None):
     seqs = partition_rngs(rngs[3], len(xs))
     columns = list(X.columns) if frame else [f'x{j}' for j in range(d)]
     tag = '__dpnotes_label__'
-    meta = _dprp_part(np.zeros((0, d)), np.zeros(0, dtype=self.classes_.dtype) if labelled else None, pre, self, R, M, s1,
+    meta = _dprp_part(np.zeros((0, d)), np.zeros(0, dtype=self.classes_.dtype) if labelled else None, pre,
+                      self, R, M, s1,
                       np.random.SeedSequence(0), d, columns, tag)
     parts = [dask.delayed(_dprp_part)(a, b, pre, self, R, M, s1, q, d, columns, tag) for a, b, q in zip(xs, ys, seqs)]
     out = dd.from_delayed(parts, meta=meta, verify_meta=False)
@@ -353,7 +380,8 @@ def transform(self:DPRP, X) -> np.ndarray | pd.DataFrame:
     "Map real feature rows (e.g. a test set) into the units of the release (identity in effect for 'bounds'). Uses public constants or released bounds only."
     A, meta = as_matrix(X, 'X')
     if isinstance(self.bounds, str):
-        if not hasattr(self, 'bounds_'): raise ValueError("transform with bounds='private' needs the released bounds: call fit_release first")
+        if not hasattr(self, 'bounds_'): raise ValueError("transform with bounds='private' needs the "
+                                                          "released bounds: call fit_release first")
         pre = Preprocessor('bounds', self.bounds_, self.clip_norm)
     else: pre = Preprocessor(self.preprocess, self.bounds, self.clip_norm)
     F = pre.unscale(pre.features(A))
@@ -364,26 +392,32 @@ def _two_pass_source(chunks):
     "A callable giving a fresh iterable of chunk pairs each time; refuses one-shot iterators."
     if callable(chunks): return chunks
     try: it = iter(chunks)
-    except TypeError: raise TypeError("chunks must be a callable returning a fresh iterable of (X_chunk, y_chunk) pairs, "
+    except TypeError: raise TypeError("chunks must be a callable returning a fresh iterable of (X_chunk, "
+                                      "y_chunk) pairs, "
                                       f"or a re-iterable such as a list; got {type(chunks).__name__}") from None
     if it is chunks:
-        raise TypeError("chunks is a one-shot iterator (e.g. a generator): release_chunks reads the rows twice; pass a callable "
-                        "returning a fresh iterator, e.g. lambda: ((X[i:i+m], y[i:i+m]) for i in range(0, n, m)), or a list")
+        raise TypeError("chunks is a one-shot iterator (e.g. a generator): release_chunks reads the rows "
+                        "twice; pass a callable "
+                        "returning a fresh iterator, e.g. lambda: ((X[i:i+m], y[i:i+m]) for i in range(0, n, "
+                        "m)), or a list")
     return lambda: chunks
 
+# %% ../nbs/42_dprp.ipynb #50a3494c
 def _check_chunk(item, i:int, d, labelled):
     "Validate one (X_chunk, y_chunk) pair; returns (array, labels or None)."
     if not (isinstance(item, (tuple, list)) and len(item) == 2):
         raise TypeError(f"chunk {i}: each item must be a pair (X_chunk, y_chunk or None), got {type(item).__name__}")
     Xc, yc = item
     A, _ = as_matrix(Xc, f'X chunk {i}')
-    if d is not None and A.shape[1] != d: raise ValueError(f"chunk {i} has {A.shape[1]} columns, the first chunk had {d}")
+    if d is not None and A.shape[1] != d: raise ValueError(f"chunk {i} has {A.shape[1]} columns, the first "
+                                                           f"chunk had {d}")
     if labelled is not None and (yc is not None) != labelled:
         raise ValueError(f"chunk {i}: labels must be given in every chunk or in none")
     yy = None
     if yc is not None:
         yy = np.asarray(yc)
-        if yy.ndim != 1 or len(yy) != len(A): raise ValueError(f"chunk {i}: y must be 1-D with {len(A)} entries, got shape {yy.shape}")
+        if yy.ndim != 1 or len(yy) != len(A): raise ValueError(f"chunk {i}: y must be 1-D with {len(A)} "
+                                                               f"entries, got shape {yy.shape}")
         if pd.isna(yy).any(): raise ValueError(f"chunk {i}: y contains missing values (outside the declared classes)")
     return A, yy
 
@@ -410,18 +444,21 @@ def release_chunks(self:DPRP, chunks, # callable returning a fresh iterable of (
     """Row-chunked release: pass 1 (now) accumulates $X^\\top X$ and plans; returns a generator of `(X'_chunk, y'_chunk)` for pass 2.
     Memory O(chunk k1 + d^2 + d k1). Labels need the public `classes`."""
     self._validate()
-    if isinstance(self.bounds, str): raise ValueError("release_chunks needs public bounds=(lo, hi) (bounds='private' would need a third pass)")
+    if isinstance(self.bounds, str): raise ValueError("release_chunks needs public bounds=(lo, hi) "
+                                                      "(bounds='private' would need a third pass)")
     source = _two_pass_source(chunks)
     first = source()
     if first is None: raise TypeError("chunks() returned None; it must return an iterable of (X_chunk, y_chunk) pairs")
     gram, n, d, labelled, pre = self._first_pass(first)
-    if n == 0: raise ValueError("chunks yielded no rows: pass a callable returning a fresh iterable of (X_chunk, y_chunk) pairs")
+    if n == 0: raise ValueError("chunks yielded no rows: pass a callable returning a fresh iterable of "
+                                "(X_chunk, y_chunk) pairs")
     if n < 2: raise ValueError(f"X needs at least 2 rows, got {n}")
     rngs = as_rng(self.rng).spawn(5)
     self._pre, self.n_features_in_ = pre, d
     again = source()                                                         # pass 2's iterable, checked now
     if again is first and iter(again) is again:
-        raise ValueError("chunks() returned the same one-shot iterator twice; it must return a fresh iterator on every call")
+        raise ValueError("chunks() returned the same one-shot iterator twice; it must return a fresh "
+                         "iterator on every call")
     R, M, s1 = self._plan(gram, n, rngs, Budget(self.epsilon, self.delta, name='DPRP'))
     return self._second_pass(again, n, d, labelled, R, M, s1, rngs[3])
 
@@ -434,4 +471,5 @@ def _second_pass(self:DPRP, again, n, d, labelled, R, M, s1, rng):
         A, yy = _check_chunk(item, i, d, labelled)
         seen += len(A)
         yield self._pre.decode(self._release_rows(self._pre.encode(A, yy), R, M, s1, rng), d)
-    if seen != n: raise ValueError(f"chunks() gave {n} rows on the first pass and {seen} on the second; it must give the same rows each time")
+    if seen != n: raise ValueError(f"chunks() gave {n} rows on the first pass and {seen} on the second; it "
+                                   "must give the same rows each time")

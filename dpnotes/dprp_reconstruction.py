@@ -24,6 +24,7 @@ def reconstruction_operator(V, # (d, k2) orthonormal columns
         raise ValueError(f"V (d, k2) and R (d, k1) must share d; got {V.shape} and {R.shape}")
     return np.linalg.pinv(V.T @ R) @ V.T
 
+# %% ../nbs/40_dprp_reconstruction.ipynb #8e17c489
 def dprp_reconstruct(P, # (n, k1) (noisy) projection P'
                      V, # (d, k2) orthonormal columns
                      R, # (d, k1) projection matrix used for P

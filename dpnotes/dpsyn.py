@@ -22,8 +22,10 @@ from dp_accounting.rdp import rdp_privacy_accountant as _rdp
 from dp_accounting.pld import pld_privacy_accountant as _pld
 from tqdm.auto import tqdm
 from fastcore.basics import patch
-from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler, as_matrix, like_input,
-                             gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, gaussian_noise, add_gaussian, safe_grid, Budget)
+from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler,
+                             as_matrix, like_input,
+                             gaussian_sigma_analytic, gaussian_epsilon, gaussian_delta, gaussian_noise,
+                             add_gaussian, safe_grid, Budget)
 from .privacy import check_classes, CLASSES_MESSAGE, private_bounds, clip_rows, row_norms, noise_tags, public_value
 
 # %% ../nbs/50_dp_syn.ipynb #7e745486
@@ -34,12 +36,14 @@ def sgd_event(sample_rate:float, noise_multiplier:float) -> dpa.DpEvent:
     g = dpa.GaussianDpEvent(check_positive(noise_multiplier, 'noise_multiplier'))
     return g if q == 1 else dpa.PoissonSampledDpEvent(q, g)
 
+# %% ../nbs/50_dp_syn.ipynb #b0291fc3
 class _quiet_absl:
     "dp-accounting logs a warning for every fractional RDP order it drops; silence that while we compose."
     def __enter__(self):
         self.lg = logging.getLogger('absl'); self.old = self.lg.level; self.lg.setLevel(logging.ERROR)
     def __exit__(self, *a): self.lg.setLevel(self.old)
 
+# %% ../nbs/50_dp_syn.ipynb #611f1357
 def accountant_epsilon(event:dpa.DpEvent, count:int, delta:float, accountant:str='rdp') -> float:
     "ε after composing `event` `count` times, with Google's `dp-accounting` ('rdp' = upper bound, 'pld' = tight)."
     count = check_int(count, 'count', minimum=0)
@@ -60,6 +64,7 @@ def _rdp_one_step(sample_rate, noise_multiplier):
         acc = _rdp.RdpAccountant(); acc.compose(sgd_event(sample_rate, noise_multiplier))
     return acc.orders, acc.rdp
 
+# %% ../nbs/50_dp_syn.ipynb #a736915f
 @lru_cache(maxsize=1024)
 def dpsgd_epsilon(sample_rate:float, noise_multiplier:float, steps:int, delta:float) -> float:
     "RDP-accountant ε of `steps` DP-SGD steps (Poisson rate `sample_rate`, noise multiplier `noise_multiplier`) at `delta`."
@@ -83,8 +88,10 @@ def dpsgd_steps(sample_rate:float, noise_multiplier:float, epsilon:float, delta:
             lo, hi = (mid, hi) if eps(mid) < e else (lo, mid)
         return hi
     if eps(1) > e:
-        raise ValueError(f"epsilon={e:.4g} is too small to take even one DP-SGD step: one step with sample_rate={sample_rate:.4g} "
-                         f"and noise_multiplier={noise_multiplier:.4g} already costs epsilon={eps(1):.4g} at delta={d:.3g}; "
+        raise ValueError(f"epsilon={e:.4g} is too small to take even one DP-SGD step: one step with "
+                         f"sample_rate={sample_rate:.4g} "
+                         f"and noise_multiplier={noise_multiplier:.4g} already costs epsilon={eps(1):.4g} at "
+                         f"delta={d:.3g}; "
                          "increase epsilon or noise_multiplier, or lower the sample rate")
     if eps(max_steps) <= e: return max_steps
     lo, hi = 1, max_steps          # invariant: eps(lo) <= e < eps(hi)
@@ -113,6 +120,7 @@ _ACT = {'tanh': (np.tanh, lambda a: 1 - a * a),
         'sigmoid': (lambda u: special.expit(u), lambda a: a * (1 - a)),
         'identity': (lambda u: u, lambda a: np.ones_like(a))}
 
+# %% ../nbs/50_dp_syn.ipynb #58ad82dd
 def ae_layout(d:int, latent_dim:int, hidden:tuple=(32,)) -> list:
     "Layer sizes and activations of the symmetric auto-encoder d → hidden… → latent (tanh) → …hidden → d (sigmoid)."
     d, k = check_int(d, 'd'), check_int(latent_dim, 'latent_dim')
@@ -141,6 +149,7 @@ def _unpack(w, layout):
     if i != w.size: raise ValueError(f"parameter vector has {w.size} entries, the layout needs {i}")
     return out
 
+# %% ../nbs/50_dp_syn.ipynb #72734754
 def ae_forward(w:np.ndarray, layout:list, X:np.ndarray, upto:int=None, start:int=0) -> list:
     "Activations [a_start, …, a_upto] of layers `start+1..upto` for inputs X (n, ·) that feed layer `start+1`."
     layers = _unpack(w, layout)[start:upto]
@@ -172,14 +181,17 @@ def per_example_grads(w:np.ndarray, layout:list, X:np.ndarray) -> np.ndarray:
 # %% ../nbs/50_dp_syn.ipynb #7265e665
 NEIGHBOURS = ('replace-one', 'add-remove')
 
+# %% ../nbs/50_dp_syn.ipynb #0feb6ae7
 def _check_neighbours(neighbours) -> str:
     if neighbours not in NEIGHBOURS: raise ValueError(f"neighbours must be one of {NEIGHBOURS}, got {neighbours!r}")
     return neighbours
 
+# %% ../nbs/50_dp_syn.ipynb #214b91cd
 def _default_neighbours(neighbours, published:bool) -> str:
     "The relation `DPSyn` calibrates for: as given, else the paper's add/remove when `published`, else replace-one."
     return _check_neighbours(neighbours if neighbours is not None else ('add-remove' if published else 'replace-one'))
 
+# %% ../nbs/50_dp_syn.ipynb #3d4f66e3
 def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float, clip:float, noise_multiplier:float,
                      rng=None, sampler:str='safe', neighbours:str='add-remove') -> np.ndarray:
     """One DP-SGD release: Poisson-sample rows of X at `sample_rate`, sum clipped per-example gradients, add N(0, (σΔ)²)
@@ -196,21 +208,25 @@ def dp_sgd_noisy_sum(w:np.ndarray, layout:list, X:np.ndarray, sample_rate:float,
         return add_gaussian(total, noise_multiplier * D, rng, sampler, sensitivity=D)
 
 # %% ../nbs/50_dp_syn.ipynb #f3102ded
-def _dpsgd_train(w, layout, X, q, clip, noise_multiplier, steps, expected, lr, optimizer, rng, sampler, progress, diagnostics,
+def _dpsgd_train(w, layout, X, q, clip, noise_multiplier, steps, expected, lr, optimizer, rng, sampler,
+                 progress, diagnostics,
                  neighbours='add-remove'):
     "The `steps` DP-SGD steps of `train_dp_autoencoder`: each a released noisy gradient sum, then the optimiser (post-processing)."
     n = len(X)
     m, v = np.zeros_like(w), np.zeros_like(w)
     b1, b2 = 0.9, 0.999
     losses = []
-    for t in tqdm(range(1, steps + 1), disable=(not progress) if progress is not None else None, leave=False, desc='DP-SGD'):
+    for t in tqdm(range(1, steps + 1), disable=(not progress) if progress is not None else None, leave=False,
+                  desc='DP-SGD'):
         g = dp_sgd_noisy_sum(w, layout, X, q, clip, noise_multiplier, rng, sampler, neighbours) / expected
         if optimizer == 'adam':
             m = b1 * m + (1 - b1) * g; v = b2 * v + (1 - b2) * g * g
             w = w - lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + 1e-8)
         elif optimizer == 'sgd': w = w - lr * g
         else: raise ValueError(f"optimizer must be 'adam' or 'sgd', got {optimizer!r}")
-        if diagnostics and n and t % max(1, steps // 20) == 0: losses.append((t, float(ae_loss(w, layout, X).mean())))   # NOT private
+        if diagnostics and n and t % max(1, steps // 20) == 0: losses.append((t,
+                                                                              float(ae_loss(w, layout,
+                                                                                            X).mean())))   # NOT private
     return w, losses
 
 # %% ../nbs/50_dp_syn.ipynb #2c36e027
@@ -234,13 +250,15 @@ def train_dp_autoencoder(X:np.ndarray, epsilon:float, delta:float, latent_dim:in
     q = min(1.0, check_int(batch_size, 'batch_size') / L_n) if sample_rate is None else float(sample_rate)
     if not 0 < q <= 1: raise ValueError(f"sample_rate must be in (0, 1], got {sample_rate}")
     if isinstance(noise_multiplier, str):
-        if noise_multiplier != 'auto': raise ValueError(f"noise_multiplier must be a positive number or 'auto', got {noise_multiplier!r}")
+        if noise_multiplier != 'auto': raise ValueError("noise_multiplier must be a positive number or "
+                                                        f"'auto', got {noise_multiplier!r}")
         noise_multiplier = dpsgd_noise_multiplier(q, max_steps, e, dl)      # just enough noise for max_steps steps
     steps = dpsgd_steps(q, noise_multiplier, e, dl, max_steps=max_steps)
     public_value('DP-SGD (q, noise multiplier, steps)', (q, float(noise_multiplier), steps))
     layout = ae_layout(d, latent_dim, hidden)
     expected = q * L_n                                     # public normaliser: expected batch size
-    w, losses = _dpsgd_train(ae_init(layout, rng), layout, X, q, clip, noise_multiplier, steps, expected, lr, optimizer, rng,
+    w, losses = _dpsgd_train(ae_init(layout, rng), layout, X, q, clip, noise_multiplier, steps, expected, lr,
+                             optimizer, rng,
                              sampler, progress, diagnostics, _check_neighbours(neighbours))
     out = dict(w=w, layout=layout, steps=steps, sample_rate=q, noise_multiplier=float(noise_multiplier),
                epsilon_spent=dpsgd_epsilon(q, noise_multiplier, steps, dl), delta=dl)
@@ -262,12 +280,14 @@ def ae_decode(model:dict, Z:np.ndarray) -> np.ndarray:
 # %% ../nbs/50_dp_syn.ipynb #c16a26ab
 SUFF_STAT_SENSITIVITY = math.sqrt(3.0)
 
+# %% ../nbs/50_dp_syn.ipynb #9ebeb961
 def _log_gauss(Z, mean, cov):
     k = Z.shape[1]
     Lc = np.linalg.cholesky(cov)
     sol = np.linalg.solve(Lc, (Z - mean).T)
     return -0.5 * (sol * sol).sum(0) - np.log(np.diag(Lc)).sum() - 0.5 * k * math.log(2 * math.pi)
 
+# %% ../nbs/50_dp_syn.ipynb #0f6c0287
 def gmm_responsibilities(Z:np.ndarray, weights, means, covs) -> np.ndarray:
     "(n, K) posterior component probabilities of the rows of Z under the mixture."
     lp = np.stack([math.log(max(wk, 1e-300)) + _log_gauss(Z, m, c) for wk, m, c in zip(weights, means, covs)], axis=1)
@@ -312,6 +332,7 @@ def _m_step(stats, K, k, var_floor, n_min=1.0):
         weights[j] = weights[h] = weights[h] / 2
     return weights / weights.sum(), means, covs
 
+# %% ../nbs/50_dp_syn.ipynb #1ccb2571
 def gmm_init(n_components:int, dim:int, rng=None) -> tuple:
     "Data-independent starting mixture in the unit ball: equal weights, random means, covariance 0.02·I/dim (`rng` as in `dp_em_gmm`)."
     rng = as_rng(rng)
@@ -324,16 +345,19 @@ def _em_epsilon(z_mult:float, iters:int, delta:float) -> float:
     "PLD epsilon of `iters` Gaussian steps (public numbers only; cached)."
     return accountant_epsilon(dpa.GaussianDpEvent(z_mult), iters, delta, 'pld')
 
+# %% ../nbs/50_dp_syn.ipynb #635029fc
 @lru_cache(maxsize=256)
 def _em_epsilon_rdp(z_mult:float, iters:int, delta:float) -> float:
     "RDP epsilon of `iters` Gaussian steps (an upper bound; public numbers only; cached)."
     return accountant_epsilon(dpa.GaussianDpEvent(z_mult), iters, delta, 'rdp')
 
+# %% ../nbs/50_dp_syn.ipynb #b1fdb729
 @lru_cache(maxsize=256)
 def _em_multiplier(epsilon:float, delta:float, iters:int) -> float:
     "sqrt(T) times the analytic Gaussian multiplier for (epsilon, delta): T steps compose to exactly one such mechanism (GDP)."
     return math.sqrt(iters) * gaussian_sigma_analytic(1.0, epsilon, delta)
 
+# %% ../nbs/50_dp_syn.ipynb #ed1df825
 def dp_em_gmm(Z:np.ndarray, epsilon:float, delta:float, n_components:int=3, em_iters:int=10, var_floor:float=1e-4,
               rng=None, noise_multiplier:float=None, sampler:str='safe', neighbours:str='add-remove') -> dict:
     """DP-EM: Gaussian mixture on codes Z (rows in the unit ball; possibly none) from noisy sufficient statistics; (ε, δ)-DP under
@@ -447,12 +471,15 @@ def _inputs(self:DPSyn, X, y, p):
     if 'classes' not in p: raise ValueError(CLASSES_MESSAGE)
     if isinstance(y, pd.DataFrame): raise TypeError("y must be 1-D (array or Series), got a DataFrame")
     yy = np.asarray(y)
-    if yy.ndim != 1 or len(yy) != len(A): raise ValueError(f"y must be 1-D with one label per row of X ({len(A)}), got shape {yy.shape}")
+    if yy.ndim != 1 or len(yy) != len(A): raise ValueError("y must be 1-D with one label per row of X "
+                                                           f"({len(A)}), got shape {yy.shape}")
     if pd.isna(yy).any(): raise ValueError("y contains missing labels (outside the declared classes)")
     classes = p['classes']
-    if not np.all(np.isin(yy, classes)): raise ValueError("y contains labels outside the public list of classes (the declared label domain)")
+    if not np.all(np.isin(yy, classes)): raise ValueError("y contains labels outside the public list of "
+                                                          "classes (the declared label domain)")
     return A, meta, yy, classes
 
+# %% ../nbs/50_dp_syn.ipynb #52bb4644
 @patch
 def _scale(self:DPSyn, A, p, budget:Budget, rng):
     "Bounds (public, or released with beta*epsilon) and the features scaled to [0, 1]."
@@ -491,19 +518,23 @@ def _fit_group(self:DPSyn, rows, label, cnt_hat, kid:Budget, p, rng):
     "DP-SGD auto-encoder + DP-EM for one label group; spends the group's budget `kid` (its noise calls tagged with the partition)."
     with noise_tags(partition=str(label)): return self._fit_group_steps(rows, label, cnt_hat, kid, p, rng)
 
+# %% ../nbs/50_dp_syn.ipynb #fa7bc0a9
 @patch
 def _fit_group_steps(self:DPSyn, rows, label, cnt_hat, kid:Budget, p, rng):
     halves = kid.split({'auto': 0.5, 'em': 0.5})
     eA, dA = halves['auto'].remaining; eH, dH = halves['em'].remaining
-    n_pub = max(float(cnt_hat), float(p['batch_size']), 2.0)          # released (or public) size: sets q, never the raw count
+    n_pub = max(float(cnt_hat), float(p['batch_size']), 2.0)          # released (or public) size: sets q,
+                                                                      # never the raw count
     try:
         model = train_dp_autoencoder(rows, eA, dA, latent_dim=p['latent_dim'], hidden=p['hidden'], clip=p['clip'],
                                      noise_multiplier=p['noise_multiplier'], batch_size=p['batch_size'], n_public=n_pub,
-                                     lr=p['lr'], max_steps=p['max_steps'], optimizer=self.optimizer, rng=rng, sampler=self.sampler,
+                                     lr=p['lr'], max_steps=p['max_steps'], optimizer=self.optimizer, rng=rng,
+                                     sampler=self.sampler,
                                      neighbours=p['neighbours'])
     except ValueError as err:
         raise ValueError(f"label {label!r}: epsilon_A={eA:.4g} (of epsilon={p['epsilon']}) — {err}") from None
-    halves['auto'].spend(model['epsilon_spent'], dA, label=f"label {label}: DP-SGD, {model['steps']} steps, q={model['sample_rate']:.3g}")
+    halves['auto'].spend(model['epsilon_spent'], dA,
+                         label=f"label {label}: DP-SGD, {model['steps']} steps, q={model['sample_rate']:.3g}")
     Z = ae_encode(model, rows) / math.sqrt(p['latent_dim'])
     gmm = dp_em_gmm(Z, eH, dH, n_components=p['n_components'], em_iters=p['em_iters'], rng=rng, sampler=self.sampler,
                     neighbours=p['neighbours'])

@@ -37,6 +37,7 @@ __all__ = ['MODELS', 'AVERAGES', 'REPORT_SEED', 'CHUNK_ROWS', 'PLOT_ROWS', 'MODE
 # %% ../nbs/03_evaluate.ipynb #8cfd8733
 MODELS = ('rf', 'logreg', 'svm', 'rbf_svm')
 
+# %% ../nbs/03_evaluate.ipynb #cb3ca015
 def make_model(model='rf', rng=None):
     "A fresh (unfitted) scikit-learn classifier for `model` (a name in `MODELS` or an estimator, which is cloned)."
     seed = int(as_rng(rng).integers(2**31 - 1))
@@ -76,15 +77,18 @@ def _labels(y, name: str, n: int | None = None) -> np.ndarray:
         if pd.isna(pd.Series(arr)).any(): raise ValueError(f"{name} contains missing labels")
     return arr
 
+# %% ../nbs/03_evaluate.ipynb #771314fd
 def _check_xy(X, y, xname, yname, d=None, columns=None):
     A, meta = as_matrix(X, xname)
     if d is not None and A.shape[1] != d:
         raise ValueError(f"{xname} has {A.shape[1]} columns but the test features have {d}")
     if columns is not None and meta.kind == 'dataframe' and list(meta.columns) != list(columns):
-        diff = [c for c in meta.columns if c not in set(columns)][:3] or [c for c in columns if c not in set(meta.columns)][:3]
+        diff = [c for c in meta.columns if c not in set(columns)][:3] or [c for c in columns
+                                                                          if c not in set(meta.columns)][:3]
         raise ValueError(f"{xname} columns differ from the test columns (e.g. {diff}; order matters)")
     return A, meta, _labels(y, yname, A.shape[0])
 
+# %% ../nbs/03_evaluate.ipynb #63209908
 def snap_labels(y, classes) -> np.ndarray:
     "Map real-valued labels to the nearest value in `classes` (ties go to the smaller class)."
     cl = np.sort(np.unique(np.asarray(classes, dtype=float)))
@@ -111,6 +115,7 @@ def _scores(est, A, classes: np.ndarray) -> np.ndarray:
         for j, c in enumerate(fitted): S[:, pos[c]] = D[:, j]
     return S
 
+# %% ../nbs/03_evaluate.ipynb #f428b46d
 AVERAGES = ('auto', 'macro', 'weighted', 'micro')
 
 # %% ../nbs/03_evaluate.ipynb #294da66d
@@ -142,7 +147,8 @@ def tstr(X_syn, y_syn, X_test, y_test, model='rf', rng=None, average: str = 'aut
     As, _, ys = _check_xy(X_syn, y_syn, 'X_syn', 'y_syn', d=At.shape[1],
                           columns=tmeta.columns if tmeta.kind == 'dataframe' else None)
     if (ys.dtype.kind in 'iu') != (yt.dtype.kind in 'iu'):
-        raise TypeError(f"y_syn ({ys.dtype}) and y_test ({yt.dtype}) labels must both be numeric or both be non-numeric")
+        raise TypeError(f"y_syn ({ys.dtype}) and y_test ({yt.dtype}) labels must both be numeric or both be "
+                        "non-numeric")
     test_classes = np.unique(yt)
     if test_classes.size < 2: raise ValueError("y_test must contain at least two classes")
     syn_classes = np.unique(ys)
@@ -150,7 +156,8 @@ def tstr(X_syn, y_syn, X_test, y_test, model='rf', rng=None, average: str = 'aut
     except TypeError as e: raise TypeError(f"y_syn and y_test labels are not comparable: {e}") from None
     missing = np.setdiff1d(test_classes, syn_classes)
     if missing.size and syn_classes.size > 1:
-        warnings.warn(f"y_syn has no record of class(es) {missing.tolist()}: they are never predicted (AP = prevalence)")
+        warnings.warn(f"y_syn has no record of class(es) {missing.tolist()}: they are never predicted (AP = "
+                      "prevalence)")
     est = make_model(model, rng)          # validates `model` and draws the seed even in the degenerate case
     if syn_classes.size == 1:
         warnings.warn(f"y_syn contains a single class ({syn_classes[0]!r}); using the constant predictor")
@@ -216,7 +223,8 @@ def reference_table(names=None, model='rf', test_size: float = 0.2, max_n: int |
 def repeated_reference(name: str, repeats: int = 5, model='rf', test_size: float = 0.2, rng=None,
                        averages=AVERAGES, data_dir=None) -> pd.DataFrame:
     "Accuracy and AUPRC (every average in `averages`) of the non-private reference over `repeats` random splits."
-    if not isinstance(repeats, numbers.Integral) or repeats < 1: raise ValueError(f"repeats must be an int >= 1, got {repeats!r}")
+    if not isinstance(repeats, numbers.Integral) or repeats < 1: raise ValueError("repeats must be an int "
+                                                                                  f">= 1, got {repeats!r}")
     for a in averages:
         if a not in AVERAGES: raise ValueError(f"averages: {a!r} is not one of {AVERAGES}")
     g = as_rng(rng)
@@ -305,11 +313,14 @@ def svm_agreement_rate(X_syn, y_syn, X_train, y_train, X_test, rng=None, model='
 def _fidelity_columns(schema) -> dict:
     "name -> {'kind', 'categories' | 'lower', 'upper'} from a `Schema`, its dict form, or a plain {name: spec} dict."
     if hasattr(schema, 'columns') and not isinstance(schema, dict):
-        return {c: dict(kind=v.kind, categories=v.categories, lower=v.lower, upper=v.upper) for c, v in schema.columns.items()}
+        return {c: dict(kind=v.kind, categories=v.categories, lower=v.lower, upper=v.upper) for c,
+                v in schema.columns.items()}
     cols = schema.get('columns', schema) if isinstance(schema, dict) else None
-    if not isinstance(cols, dict) or not cols: raise ValueError("schema: pass a dpnotes Schema, its dict form, or {name: spec}")
+    if not isinstance(cols, dict) or not cols: raise ValueError("schema: pass a dpnotes Schema, its dict "
+                                                                "form, or {name: spec}")
     return cols
 
+# %% ../nbs/03_evaluate.ipynb #06957e0e
 def fidelity_codes(df:pd.DataFrame, spec:dict, name:str, bins:int=20) -> np.ndarray:
     "Codes of one column on the public grid: 0 = missing, then categories or `bins` equal bins of the bounds."
     v = df[name]
@@ -327,8 +338,10 @@ def fidelity_codes(df:pd.DataFrame, spec:dict, name:str, bins:int=20) -> np.ndar
 def _tvd_codes(a, b) -> float:
     "Total-variation distance between the empirical distributions of two integer code arrays."
     m = int(max(a.max(initial=0), b.max(initial=0))) + 1
-    return 0.5 * float(np.abs(np.bincount(a, minlength=m) / max(len(a), 1) - np.bincount(b, minlength=m) / max(len(b), 1)).sum())
+    return 0.5 * float(np.abs(np.bincount(a, minlength=m) / max(len(a), 1) - np.bincount(b, minlength=m)
+                              / max(len(b), 1)).sum())
 
+# %% ../nbs/03_evaluate.ipynb #70971993
 def tvd_1way(real:pd.DataFrame, released:pd.DataFrame, schema, bins:int=20) -> pd.Series:
     "Per-column 1-way TVD on the public grid (20 bins + missing; categories + missing)."
     cols = _fidelity_columns(schema)
@@ -354,7 +367,8 @@ def tvd_2way(real:pd.DataFrame, released:pd.DataFrame, schema, bins:int=10, max_
     return float(np.mean(out))
 
 # %% ../nbs/03_evaluate.ipynb #tf000009
-def table_fidelity(real:pd.DataFrame, released:pd.DataFrame, schema, bins:int=20, bins2:int=10, max_pairs:int=300) -> dict:
+def table_fidelity(real:pd.DataFrame, released:pd.DataFrame, schema, bins:int=20, bins2:int=10,
+                   max_pairs:int=300) -> dict:
     "1-way TVD, 2-way TVD, |Δ correlation|, missing-rate error, share on a bound (and its error per column against the real table), on the public grid."
     cols = _fidelity_columns(schema)
     names = [c for c in cols if c in real.columns and c in released.columns]
@@ -369,7 +383,8 @@ def table_fidelity(real:pd.DataFrame, released:pd.DataFrame, schema, bins:int=20
         X = to_num(df)
         return np.array([np.mean((X[c] == cols[c]['lower']) | (X[c] == cols[c]['upper'])) for c in num])
     b_rel, b_real = (on_bound(d) if num else np.full(1, np.nan) for d in (released, real))
-    return dict(tvd_1way=float(tvd_1way(real, released, cols, bins).mean()), tvd_2way=tvd_2way(real, released, cols, bins2, max_pairs),
+    return dict(tvd_1way=float(tvd_1way(real, released, cols, bins).mean()),
+                tvd_2way=tvd_2way(real, released, cols, bins2, max_pairs),
                 corr_diff=corr, missing_error=miss, on_bound=float(b_rel.mean()), on_bound_real=float(b_real.mean()),
                 on_bound_error=float(np.abs(b_rel - b_real).mean()))
 
@@ -380,7 +395,8 @@ from pathlib import Path
 def _design(frames, label=None):
     "Numeric design matrices for several tables with the same columns: numbers as floats, other columns one-hot on the union of their values (the label excluded)."
     cols = [c for c in frames[0].columns if c != label]
-    num = [c for c in cols if all(pd.api.types.is_numeric_dtype(f[c]) and not pd.api.types.is_bool_dtype(f[c]) for f in frames)]
+    num = [c for c in cols
+           if all(pd.api.types.is_numeric_dtype(f[c]) and not pd.api.types.is_bool_dtype(f[c]) for f in frames)]
     out = []
     levels = {c: sorted({str(v) for f in frames for v in f[c].dropna().unique()}) for c in cols if c not in num}
     for f in frames:
@@ -395,6 +411,7 @@ def _design(frames, label=None):
         out.append(pd.DataFrame(parts))
     return out
 
+# %% ../nbs/03_evaluate.ipynb #c3fec7b1
 def _check_tables(real, released, label):
     for nm, t in (('real', real), ('released', released)):
         if not isinstance(t, pd.DataFrame): raise TypeError(f"{nm} must be a pandas DataFrame, got {type(t).__name__}")
@@ -402,9 +419,11 @@ def _check_tables(real, released, label):
     extra = [c for c in released.columns if c not in real.columns]
     lost = [c for c in real.columns if c not in released.columns]
     if extra or lost:
-        raise ValueError(f"released has columns {extra[:3]} not in real and lacks {lost[:3]}: the report compares tables in the "
+        raise ValueError(f"released has columns {extra[:3]} not in real and lacks {lost[:3]}: the report "
+                         "compares tables in the "
                          "same columns and units (a release in a method's own coordinates cannot be compared this way)")
-    if label is not None and label not in real.columns: raise ValueError(f"label: column {label!r} is not in the tables")
+    if label is not None and label not in real.columns: raise ValueError(f"label: column {label!r} is not in "
+                                                                         "the tables")
 
 # %% ../nbs/03_evaluate.ipynb #r3800001
 # the report's split and model seed when rng=None: an evaluation seed (the report is NOT private)
@@ -413,6 +432,7 @@ CHUNK_ROWS = 100_000      # rows per chunk of the exact per-column statistics
 PLOT_ROWS = 20_000        # rows of each table the figure is drawn from (a seeded sample; the statistics use every row)
 MODEL_ROWS = 100_000      # rows of each table the classifiers are trained and scored on (a seeded sample above it)
 
+# %% ../nbs/03_evaluate.ipynb #5fde807d
 def _level(v):
     "A category's key: None for missing, an integral float as its integer (1.0 and 1 are one level), else its text."
     if v is None or (not isinstance(v, str) and pd.isna(v)): return None
@@ -420,6 +440,7 @@ def _level(v):
     if isinstance(v, float) and v.is_integer(): v = int(v)
     return str(v)
 
+# %% ../nbs/03_evaluate.ipynb #a96deb0e
 def _level_counts(s: pd.Series, chunk: int = CHUNK_ROWS) -> pd.Series:
     "Counts of the non-missing levels (`_level`) of `s`, read `chunk` rows at a time: exact, in bounded memory."
     tot = pd.Series(dtype=float)
@@ -429,6 +450,7 @@ def _level_counts(s: pd.Series, chunk: int = CHUNK_ROWS) -> pd.Series:
         tot = tot.add(pd.Series(vc.to_numpy(), index=keys.to_numpy()).groupby(level=0).sum(), fill_value=0)
     return tot
 
+# %% ../nbs/03_evaluate.ipynb #04c35d87
 def _kinds(real: pd.DataFrame, released: pd.DataFrame, schema=None, bins: int = 10) -> dict:
     "Kind of each column: from the schema when given ('numeric', 'integer', 'categorical'), else guessed from the real column (many numbers: 'numeric')."
     cols = {} if schema is None else _fidelity_columns(schema)
@@ -458,7 +480,8 @@ def marginal_distances(real: pd.DataFrame, released: pd.DataFrame, bins: int = 1
             x, y = (pd.to_numeric(t[c], errors='coerce').to_numpy(dtype=float) for t in (real, released))
             x, y = x[~np.isnan(x)], y[~np.isnan(y)]
             cuts = np.unique(np.quantile(x, np.arange(1, bins) / bins)) if len(x) else np.zeros(0)
-            p, q = (np.bincount(np.searchsorted(cuts, v, 'right'), minlength=len(cuts) + 1) / max(len(v), 1) for v in (x, y))
+            p, q = (np.bincount(np.searchsorted(cuts, v, 'right'), minlength=len(cuts) + 1) / max(len(v), 1)
+                    for v in (x, y))
         rows.append(dict(column=c, kind=kinds[c], tvd=float(0.5 * np.abs(p - q).sum()),
                          missing_real=float(real[c].isna().mean()), missing_released=float(released[c].isna().mean())))
     return pd.DataFrame(rows)
@@ -468,7 +491,8 @@ def correlation_difference(real: pd.DataFrame, released: pd.DataFrame, label=Non
     "(C_real, C_released, mean |difference| off the diagonal): Pearson correlations of the numeric columns (the label included when numeric); `schema`: its numeric and integer columns, read as numbers."
     _check_tables(real, released, None)
     if schema is None:
-        num = [c for c in real.columns if pd.api.types.is_numeric_dtype(real[c]) and pd.api.types.is_numeric_dtype(released[c])]
+        num = [c for c in real.columns if pd.api.types.is_numeric_dtype(real[c])
+               and pd.api.types.is_numeric_dtype(released[c])]
     else:
         kinds = _kinds(real, released, schema)
         num = [c for c in real.columns if kinds[c] != 'categorical']
@@ -483,6 +507,7 @@ def correlation_difference(real: pd.DataFrame, released: pd.DataFrame, label=Non
 # %% ../nbs/03_evaluate.ipynb #r0300008
 REPORT_TITLE = 'Released table compared against the real table (not private)'
 
+# %% ../nbs/03_evaluate.ipynb #fa68958b
 @dataclass(repr=False)
 class UtilityReport:
     """What a release keeps, judged against the real table (the report reads real rows: it is not private).
@@ -500,7 +525,8 @@ class UtilityReport:
         p = Path(path)
         if p.suffix.lower() == '.png':
             self.figure.savefig(p, dpi=110, bbox_inches='tight'); return p
-        if p.suffix.lower() not in ('.html', '.htm'): raise ValueError(f"path: use a .png or .html file name, got {p.name!r}")
+        if p.suffix.lower() not in ('.html', '.htm'): raise ValueError("path: use a .png or .html file "
+                                                                       f"name, got {p.name!r}")
         p.write_text(_report_html(self), encoding='utf-8'); return p
 
     def __repr__(self):
@@ -518,17 +544,20 @@ def _report_html(rep: UtilityReport) -> str:
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>{t}</title></head><body>"
             f"<h1>{t}</h1><p>{html.escape(rep.note)}</p>{rep.table.to_html(index=False)}{led}"
             f"<h2>Per column</h2>{rep.columns.to_html(index=False, float_format=lambda v: f'{v:.3f}')}"
-            f"<h2>Marginals and correlations</h2><img alt='marginals and correlations' src='data:image/png;base64,{img}'></body></html>")
+            "<h2>Marginals and correlations</h2><img alt='marginals and correlations' "
+            f"src='data:image/png;base64,{img}'></body></html>")
 
 # %% ../nbs/03_evaluate.ipynb #94aed324
 MAX_LEVELS = 12           # bars of one categorical panel: the commonest levels, the rest as one 'other' bar
 LABEL_CHARS = 12          # a tick label longer than this is cut, with '…'
 
+# %% ../nbs/03_evaluate.ipynb #b7c0435f
 def _tick(s: str) -> str:
     "A legible tick label: at most `LABEL_CHARS` characters, a cut one ending in '…'."
     s = str(s)
     return s if len(s) <= LABEL_CHARS else s[:LABEL_CHARS - 1] + '…'
 
+# %% ../nbs/03_evaluate.ipynb #a55647d7
 def _marginal_panel(ax, a: pd.Series, b: pd.Series, name: str, legend: bool = False, kind: str | None = None):
     """One column's marginal: real and released overlaid (histograms for numbers with many values, bars for categories,
     1.0 and 1 one level); at most `MAX_LEVELS` bars, labels cut to `LABEL_CHARS` and turned upright when crowded.
@@ -564,13 +593,15 @@ def _missing_panel(ax, cols: pd.DataFrame):
     ax.set_xticks(x, [_tick(c) for c in cols['column']], fontsize=7, rotation=90)
     ax.set_title('missing rate per column', fontsize=8); ax.tick_params(labelsize=7); ax.legend(fontsize=7)
 
+# %% ../nbs/03_evaluate.ipynb #7c02529a
 def _corr_panel(fig, ax, C: pd.DataFrame, title: str):
     "A correlation heat map with the column names on both axes and a colour scale from -1 to 1."
     ax.set_title(title, fontsize=9)
     if not len(C): ax.axis('off'); ax.text(0.5, 0.5, 'fewer than 2 numeric columns', ha='center', fontsize=8); return
     im = ax.imshow(C.to_numpy(), vmin=-1, vmax=1, cmap='RdBu_r')
     names = [str(c)[:14] for c in C.columns]
-    ax.set_xticks(range(len(names)), names, rotation=90, fontsize=7); ax.set_yticks(range(len(names)), names, fontsize=7)
+    ax.set_xticks(range(len(names)), names, rotation=90, fontsize=7)
+    ax.set_yticks(range(len(names)), names, fontsize=7)
     fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03).ax.tick_params(labelsize=7)
 
 # %% ../nbs/03_evaluate.ipynb #r0300010
@@ -589,7 +620,8 @@ def _report_figure(real, released, C_real, C_rel, label=None, max_columns: int |
     side = k > 12                                              # many columns: each map gets the full width
     hm = max(3.0, 0.14 * k + 1.2) * (1 if side else 0.55) + (0.6 if k else 0)
     fig = plt.figure(figsize=(6.9, 2.1 * (nr + mr) + (2 * hm if side else hm) + 0.5), layout='constrained')
-    gs = fig.add_gridspec(nr + mr + (2 if side else 1), 2 * nc, height_ratios=[2.1] * (nr + mr) + ([hm, hm] if side else [hm]))
+    gs = fig.add_gridspec(nr + mr + (2 if side else 1), 2 * nc,
+                          height_ratios=[2.1] * (nr + mr) + ([hm, hm] if side else [hm]))
     for i, c in enumerate(cols):                               # one grid: marginal i spans two of its 2·nc columns
         ax = fig.add_subplot(gs[i // nc, 2 * (i % nc):2 * (i % nc) + 2])
         _marginal_panel(ax, real[c], released[c], c, legend=(i == 0), kind=None if kinds is None else kinds.get(c))
@@ -608,18 +640,23 @@ def _report_about(method, epsilon, delta, ledger) -> tuple:
     from dpnotes.privacy import check_epsilon, check_delta
     about = []
     if method is not None:
-        if not isinstance(method, str) or not method.strip(): raise TypeError(f"method: the release method's name as a string, got {method!r}")
+        if not isinstance(method, str) or not method.strip(): raise TypeError("method: the release method's "
+                                                                              f"name as a string, got {method!r}")
         about.append(f'method {method}')
     if epsilon is not None: about.append(f'ε = {check_epsilon(epsilon):g}')
     if delta is not None: about.append(f'δ = {check_delta(delta):g}')
     led = getattr(ledger, 'ledger', ledger)                     # a Budget carries its ledger
     if led is not None:
         try: led = pd.DataFrame(led).reset_index(drop=True)
-        except (TypeError, ValueError): raise TypeError(f"ledger: a DataFrame, a Budget or a list of rows, got {type(ledger).__name__}") from None
+        except (TypeError, ValueError): raise TypeError("ledger: a DataFrame, a Budget or a list of rows, "
+                                                        f"got {type(ledger).__name__}") from None
     return REPORT_TITLE + (': ' + ', '.join(about) if about else ''), led
 
-HOLDOUT_NOTE = ("Test rows: a {share:.0%} hold-out of the real table. If the release was made from the whole real table, the "
-                "mechanism saw these rows; for a clean test, release a training part and give the real rows it never saw as the test table.")
+# %% ../nbs/03_evaluate.ipynb #cb52d5ae
+HOLDOUT_NOTE = ("Test rows: a {share:.0%} hold-out of the real table. If the release was made from the whole "
+                "real table, the "
+                "mechanism saw these rows; for a clean test, release a training part and give the real rows "
+                "it never saw as the test table.")
 
 # %% ../nbs/03_evaluate.ipynb #ac379f85
 def _tstr_rows(train, released, test, label, model, g) -> list:
@@ -632,8 +669,10 @@ def _tstr_rows(train, released, test, label, model, g) -> list:
         ref = tstr(Dtr, ytr, Dte, yte, model=model, rng=seed)
         syn = tstr(Dsyn, ysyn, Dte, yte, model=model, rng=seed)
     maj = ytr.value_counts().idxmax()
-    return [('accuracy, trained on released (TSTR)', syn['accuracy']), ('AUPRC, trained on released (TSTR)', syn['auprc']),
-            ('accuracy, trained on real (non-private)', ref['accuracy']), ('AUPRC, trained on real (non-private)', ref['auprc']),
+    return [('accuracy, trained on released (TSTR)', syn['accuracy']),
+            ('AUPRC, trained on released (TSTR)', syn['auprc']),
+            ('accuracy, trained on real (non-private)', ref['accuracy']),
+            ('AUPRC, trained on real (non-private)', ref['auprc']),
             ('majority rate (predict the commonest real class)', float((yte == maj).mean()))]
 
 # %% ../nbs/03_evaluate.ipynb #r0300011
@@ -682,11 +721,15 @@ def report(real: pd.DataFrame, # the real table (original columns), or its train
     cols = marginal_distances(real, released, bins, schema)    # against the rows the release was made from
     Cr, Cs, cd = correlation_difference(real, released, schema=schema)
     gap = (cols['missing_real'] - cols['missing_released']).abs()
-    rows += [('marginal TVD, mean over columns', float(cols['tvd'].mean())), ('marginal TVD, worst column', float(cols['tvd'].max())),
-             ('correlation difference, mean |Δ| off the diagonal', cd), ('missing rate, worst |real − released|', float(gap.max()))]
+    rows += [('marginal TVD, mean over columns', float(cols['tvd'].mean())),
+             ('marginal TVD, worst column', float(cols['tvd'].max())),
+             ('correlation difference, mean |Δ| off the diagonal', cd),
+             ('missing rate, worst |real − released|', float(gap.max()))]
     table = pd.DataFrame(rows, columns=['metric', 'value'])
     gp = np.random.default_rng(REPORT_SEED + 2)
-    if max(len(real), len(released)) > plot_rows: notes.append(f"Figure drawn from seeded samples of {plot_rows:,} rows; statistics from every row.")
-    fig = _report_figure(_sample_rows(real, plot_rows, gp), _sample_rows(released, plot_rows, gp), Cr, Cs, label, max_columns,
+    if max(len(real), len(released)) > plot_rows: notes.append("Figure drawn from seeded samples of "
+                                                               f"{plot_rows:,} rows; statistics from every row.")
+    fig = _report_figure(_sample_rows(real, plot_rows, gp), _sample_rows(released, plot_rows, gp), Cr, Cs,
+                         label, max_columns,
                          title, kinds=dict(zip(cols['column'], cols['kind'])), missing=cols)
     return UtilityReport(table, cols, fig, ' '.join(notes), title, led)

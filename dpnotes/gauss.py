@@ -11,16 +11,21 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions, check_sampler,
-                             as_matrix, laplace_noise, gaussian_noise, add_laplace, sym_from_upper, symmetric_noise, unit_rows,
-                             row_norms, clip_rows, _rows_view, _row_scales, check_classes, CLASSES_MESSAGE, dask_columns)
+from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_positive, check_fractions,
+                             check_sampler,
+                             as_matrix, laplace_noise, gaussian_noise, add_laplace, sym_from_upper,
+                             symmetric_noise, unit_rows,
+                             row_norms, clip_rows, _rows_view, _row_scales, check_classes, CLASSES_MESSAGE,
+                             dask_columns)
 from .cov_release import top_eigvecs, psd_project, laplace_moment, _noise_scale, _laplace
 from .cov_lemmas import mean_l1_sensitivity, pca_eig_l1_sensitivity
 from .covariance import cov_l1_sensitivity, cov_upper_l1_sensitivity
 from .dfm import haar_orthonormal, uniform_qr_orthonormal
 from .moments import exact_moments, is_dask, partition_rngs   # dask itself is imported lazily, only there
-from .gauss_steps import (ron_preprocess_project, preprocess_rows, clip_to_ball, center_project, release_second_moment,
-                                 gaussian_sampler, pca_basis, class_sum_sensitivity, _TASKS, _label_codes, _regression_labels,
+from .gauss_steps import (ron_preprocess_project, preprocess_rows, clip_to_ball, center_project,
+                                 release_second_moment,
+                                 gaussian_sampler, pca_basis, class_sum_sensitivity, _TASKS, _label_codes,
+                                 _regression_labels,
                                  _split_counts)
 from .identity_release import IdentityRelease   # the baseline, on its own page; re-exported for existing imports
 
@@ -60,23 +65,30 @@ class GaussRelease:
 def _validate(self:GaussRelease, m):
     "All parameter checks, in one place. Returns (epsilon, p, budget fractions)."
     eps = check_epsilon(self.epsilon)
-    if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
-    if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
-    if self.release not in ('upper', 'full'): raise ValueError(f"release must be 'upper' or 'full', got {self.release!r}")
+    if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from "
+                                                    f"classes), got {self.task!r}")
+    if self.output not in ('projected', 'original'): raise ValueError("output must be 'projected' or "
+                                                                      f"'original', got {self.output!r}")
+    if self.release not in ('upper', 'full'): raise ValueError("release must be 'upper' or 'full', got "
+                                                               f"{self.release!r}")
     p = self._default_p(m) if self.p is None else check_int(self.p, 'p')
     if p > m: raise ValueError(f"p (= {p}) must not exceed the number of features m (= {m})")
     fr = check_fractions(self._split_value(), 'split')
     if len(fr) != self._n_budgets: raise ValueError(f"split must have {self._n_budgets} fractions, got {len(fr)}")
     if np.any(fr <= 0): raise ValueError("split fractions must be > 0")
     if self._task() == 'regression': check_positive(self.label_bound, 'label_bound')
-    if not isinstance(self.class_renormalize, (bool, np.bool_)): raise TypeError(f"class_renormalize must be True or False, got {self.class_renormalize!r}")
+    if not isinstance(self.class_renormalize, (bool, np.bool_)): raise TypeError("class_renormalize must be "
+                                                                                 "True or False, got "
+                                                                                 f"{self.class_renormalize!r}")
     check_sampler(self.sampler)
     if self._task() == 'classification':
         check_classes(self.classes, keep_order=True, at_least=2)
         if self.class_sizes not in ('private', 'public'):
-            raise ValueError(f"class_sizes must be 'private' (noisy counts) or 'public' (the papers' assumption), got {self.class_sizes!r}")
+            raise ValueError("class_sizes must be 'private' (noisy counts) or 'public' (the papers' "
+                             f"assumption), got {self.class_sizes!r}")
         if self.published and self.class_sizes != 'public':
-            raise ValueError("published=True reproduces the paper, which treats class sizes as public: pass class_sizes='public'")
+            raise ValueError("published=True reproduces the paper, which treats class sizes as public: pass "
+                             "class_sizes='public'")
         if self.class_sizes == 'private':
             c = check_positive(self.count_share, 'count_share')
             if c >= 1: raise ValueError(f"count_share must lie in (0, 1), got {c}")
@@ -184,7 +196,8 @@ def _fit_classes_private(self: GaussRelease, A, codes, b, rng):
     V = U - mus[codes]
     if paper: V = unit_rows(V); r = 1.0                                      # Alg. 5 read literally: re-normalised rows
     else: r = 2.0                                                            # ||u - mu_c|| <= 2
-    Z = clip_rows(V @ W, r)                                                 # ||W^T v|| <= ||v|| (Lemma 3); clip = rounding guard
+    Z = clip_rows(V @ W, r)                                                 # ||W^T v|| <= ||v|| (Lemma 3);
+                                                                            # clip = rounding guard
     # the noisy per-class second moments, released by the step shared with the Dask fit
     self._release_class_moments([Z[codes == c].T @ Z[codes == c] for c in range(K)], mus, den, b, rng, r)
 
@@ -199,7 +212,8 @@ def _fit_classes_public(self: GaussRelease, A, codes, b, rng):
     paper = bool(self.class_renormalize) or bool(self.published)
     for c in range(K):                                                       # disjoint rows: parallel composition
         Ac = A[codes == c]
-        if len(Ac) == 0:                                                     # a (public) empty class: nothing to release
+        if len(Ac) == 0:                                                     # a (public) empty class: nothing
+                                                                             # to release
             self.means_.append(np.zeros(p)); self.covs_.append(np.zeros((p, p))); continue
         if paper:   # Alg. 5 as published: centred rows re-normalised (norm <= 1), mean in the un-centred scale
             Zc, muc = ron_preprocess_project(Ac, W, b['mu'], rng, sampler=self.sampler); r = 1.0
@@ -214,6 +228,7 @@ def _fit_classes_public(self: GaussRelease, A, codes, b, rng):
 def _check_fitted(self: GaussRelease):
     if not hasattr(self, 'W_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(X) first")
 
+# %% ../nbs/24_gaussian_release.ipynb #def62a1c
 @patch
 def _wrap_X(self: GaussRelease, S):
     if self.output == 'original':
@@ -222,12 +237,14 @@ def _wrap_X(self: GaussRelease, S):
     if self.columns_ is not None: return pd.DataFrame(S, columns=[f'{self._prefix}{j}' for j in range(S.shape[1])])
     return S
 
+# %% ../nbs/24_gaussian_release.ipynb #ed3910df
 @patch
 def _to_output(self: GaussRelease, Zs, with_mean=True):
     if self.output == 'projected': return Zs
     X = Zs @ self.W_.T
     return X + self.mu_ if (with_mean and self.mu_ is not None) else X
 
+# %% ../nbs/24_gaussian_release.ipynb #3772f4c3
 def _draw_released(s: dict, n: int, rng) -> tuple:
     """n rows in the output coordinates and their labels (None without labels) from a released model `s` (plain arrays,
     see `GaussRelease._released`): post-processing only. Runs in memory and, per partition, on Dask workers."""
@@ -253,6 +270,7 @@ def _released(self: GaussRelease) -> dict:
     return dict(task=self._task(), output=self.output, W=self.W_, mu=self.mu_, cov=get('cov_'), means=get('means_'),
                 covs=get('covs_'), counts=get('class_counts_'), classes=get('classes_'), y_mean=get('y_mean_', 0.0))
 
+# %% ../nbs/24_gaussian_release.ipynb #4c63595e
 @patch
 def _sample_memory(self: GaussRelease, n: int, rng):
     "In-memory draw of `n` rows (and labels) with the generator `rng`: the body of `sample`."
@@ -261,13 +279,16 @@ def _sample_memory(self: GaussRelease, n: int, rng):
     ys = pd.Series(ys, name=self.y_name_) if self.columns_ is not None else ys
     return self._wrap_X(Xs), ys
 
+# %% ../nbs/24_gaussian_release.ipynb #d7fd4194
 @patch
 def transform(self: GaussRelease, X):
     "Map rows the caller holds (e.g. a test set) into the model's coordinates (same pre-processing with the released mean)."
     self._check_fitted()
-    if self.W_ is None: raise ValueError("pca='data' (PCA-Gauss Alg. 1): the eigenvectors are not private, so there is no public transform")
+    if self.W_ is None: raise ValueError("pca='data' (PCA-Gauss Alg. 1): the eigenvectors are not private, "
+                                         "so there is no public transform")
     A, _ = as_matrix(X)
-    if A.shape[1] != self.n_features_in_: raise ValueError(f"X has {A.shape[1]} features, the model {self.n_features_in_}")
+    if A.shape[1] != self.n_features_in_: raise ValueError(f"X has {A.shape[1]} features, the model "
+                                                           f"{self.n_features_in_}")
     Xb = unit_rows(A) if self.mu_ is None else preprocess_rows(A, self.mu_)
     Z = Xb @ self.W_
     return self._wrap_X(self._to_output(Z, with_mean=self.mu_ is not None))
@@ -282,11 +303,13 @@ class RONGauss(GaussRelease):
                  projection: str = 'haar', # 'haar' (default) or 'uniform_qr' (the paper's QR of a U(0,1) matrix)
                  rng=None, center_label: bool = True, class_renormalize: bool = False,
                  classes=None, class_sizes: str = 'private', count_share: float = 0.1, sampler: str = 'safe'):
-        super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
+        super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label,
+                         class_renormalize,
                          classes, class_sizes, count_share, sampler)
         self.projection = projection
     def _validate(self, m):
-        if self.projection not in ('haar', 'uniform_qr'): raise ValueError(f"projection must be 'haar' or 'uniform_qr', got {self.projection!r}")
+        if self.projection not in ('haar', 'uniform_qr'): raise ValueError("projection must be 'haar' or "
+                                                                           f"'uniform_qr', got {self.projection!r}")
         return super()._validate(m)
     def _default_p(self, m): return min(m, 10)          # p=None: a fixed public rule, never a look at the data
     def _projection(self, m, p, rng):
@@ -298,12 +321,15 @@ class ModipsGauss(GaussRelease):
     A fixed integer `rng` is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     _prefix = 'x'
     def __init__(self, epsilon: float = 1.0, split=(0.3, 0.7), task: str = None, label_bound: float = 1.0,
-                 release: str = 'upper', published: bool = False, output: str = 'original', rng=None, center_label: bool = True,
+                 release: str = 'upper', published: bool = False, output: str = 'original', rng=None,
+                 center_label: bool = True,
                  class_renormalize: bool = False, classes=None, class_sizes: str = 'private', count_share: float = 0.1,
                  sampler: str = 'safe'):
-        super().__init__(None, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
+        super().__init__(None, epsilon, split, task, label_bound, release, published, output, rng,
+                         center_label, class_renormalize,
                          classes, class_sizes, count_share, sampler)
-        del self.p                                   # not a parameter here: the class attribute p = None (all features) applies
+        del self.p                                   # not a parameter here: the class attribute p = None (all
+                                                     # features) applies
     p = None
     def _projection(self, m, p, rng): return np.eye(m)
 
@@ -318,7 +344,8 @@ class PCAGauss(GaussRelease):
                  delta: float = 1e-5, # only for pca='analyze_gauss'
                  rng=None, center_label: bool = True, class_renormalize: bool = False,
                  classes=None, class_sizes: str = 'private', count_share: float = 0.1, sampler: str = 'safe'):
-        super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label, class_renormalize,
+        super().__init__(p, epsilon, split, task, label_bound, release, published, output, rng, center_label,
+                         class_renormalize,
                          classes, class_sizes, count_share, sampler)
         self.pca, self.delta = pca, delta
 
@@ -333,10 +360,14 @@ def _n_budgets(self:PCAGauss): return 3 if self.pca in ('lap', 'analyze_gauss') 
 # %% ../nbs/24_gaussian_release.ipynb #25487f0a
 @patch
 def _validate(self:PCAGauss, m):
-    if self.pca not in ('lap', 'analyze_gauss', 'public', 'data'): raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {self.pca!r}")
+    if self.pca not in ('lap', 'analyze_gauss', 'public', 'data'): raise ValueError("pca must be 'lap', "
+                                                                                    "'analyze_gauss', "
+                                                                                    "'public' or 'data', "
+                                                                                    f"got {self.pca!r}")
     if self.pca == 'data':
         if self._task() != 'unsupervised': raise ValueError("pca='data' (Alg. 1) is only for task='unsupervised'")
-        if self.output == 'original': raise ValueError("pca='data': the eigenvectors are not private, samples exist only in PCA coordinates")
+        if self.output == 'original': raise ValueError("pca='data': the eigenvectors are not private, "
+                                                       "samples exist only in PCA coordinates")
     if self.pca == 'analyze_gauss': check_delta(self.delta, allow_zero=False)
     return super(PCAGauss, self)._validate(m)
 
@@ -401,10 +432,12 @@ def _codes_in(yb, classes):
     "Class indices of one partition's labels (runs on a worker): a label outside the public `classes` is a domain error."
     codes = pd.Index(classes).get_indexer(pd.Index(np.asarray(yb).ravel()))
     if np.any(codes < 0):
-        raise ValueError(f"y has labels outside classes={pd.Index(classes).tolist()} (or missing labels): the data must lie in the "
+        raise ValueError(f"y has labels outside classes={pd.Index(classes).tolist()} (or missing labels): "
+                         "the data must lie in the "
                          "declared domain; add the value to classes or fix the data")
     return codes
 
+# %% ../nbs/24_gaussian_release.ipynb #32348bb3
 def _prep_unit(classes=None):
     "Pass-1 row map: unit rows u = x/||x|| (norm ≤ 1) and class indices (all 0 without classes)."
     def prep(A, yb):
@@ -412,6 +445,7 @@ def _prep_unit(classes=None):
         return unit_rows(A), idx
     return prep
 
+# %% ../nbs/24_gaussian_release.ipynb #90f25375
 def _prep_centred(W, mu=None, mus=None, classes=None, r=1.0):
     """Pass-2 row map with released quantities only: z = W^T(x̃) clipped to the ball of radius r, where x̃ is Alg. 1's row
     (normalise, subtract the released mean `mu`, normalise) or, per class, u - mu_c with the released, clipped class means."""
@@ -421,6 +455,7 @@ def _prep_centred(W, mu=None, mus=None, classes=None, r=1.0):
         return clip_rows(V @ W, r), idx
     return prep
 
+# %% ../nbs/24_gaussian_release.ipynb #2a50bc93
 def _noisy_moment(M, n, eps, rng, sampler, release, published, r=1.0):
     "Release of a second moment M = (1/n) Σ z zᵀ of rows with norm ≤ r: the noise rules of `release_second_moment` (no labels)."
     p = M.shape[0]
@@ -451,7 +486,8 @@ def _fit_dask(self: GaussRelease, X, y=None, **kw):
     self.columns_, self.y_name_ = cols, getattr(y, 'name', None)
     self.n_features_in_, self.p_ = m, p
     # Privacy does not depend on the partitioning: every statistic below is the same function of the whole data set for
-    # any split (exact integer sums). Quantisation truncates toward zero, so no entry and no row norm grows: the rows keep
+    # any split (exact integer sums). Quantisation truncates toward zero, so no entry and no row norm grows:
+    # the rows keep
     # their public norm bounds (1 for unit / Alg. 1 rows, r for class-centred rows) and every sensitivity bound holds.
     if task == 'classification': b = self._fit_dask_classes(X, y, eps, fr, m, p, rng, on_dask)
     else: b = self._fit_dask_global(X, eps, fr, m, p, rng)
@@ -488,15 +524,20 @@ def _fit_dask_global(self: GaussRelease, X, eps, fr, m, p, rng) -> dict:
     smp = self.sampler
     b = self._budgets(eps, fr)
     self.y_mean_, self._a_eff = 0.0, float(self.label_bound)
-    W = None if getattr(self, 'pca', None) == 'lap' else self._projection(m, p, rng)              # same draw order as in memory
+    # same draw order as in
+    # memory
+    W = None if getattr(self, 'pca', None) == 'lap' else self._projection(m, p, rng)
     s1 = exact_moments(X, None, 1, prep=_prep_unit(), bound=1.0, second=None)                     # pass 1
     n = int(s1['count'][0])
-    if n < 1: raise ValueError("X: no rows")                                                    # public: n is public (replace-one)
+    # public: n is public
+    # (replace-one)
+    if n < 1: raise ValueError("X: no rows")
     mu = self.mu_ = _laplace(s1['total'] / n, mean_l1_sensitivity(m, n), b['mu'], rng, smp, 'the mean')
     if W is None:                                                         # PCA-Gauss, pca='lap': Gram of Alg. 1's rows
         G = exact_moments(X, None, 1, prep=_prep_centred(np.eye(m), mu=mu), bound=1.0)['second'] / n   # pass 2
         bs = _noise_scale(cov_upper_l1_sensitivity(m, n), b['pca'], 'the PCA')
-        if smp == 'safe': Mn = sym_from_upper(add_laplace(G[np.triu_indices(m)], bs, rng, smp, sensitivity=cov_upper_l1_sensitivity(m, n)), m)
+        if smp == 'safe': Mn = sym_from_upper(add_laplace(G[np.triu_indices(m)], bs, rng, smp,
+                                                          sensitivity=cov_upper_l1_sensitivity(m, n)), m)
         else: Mn = G + symmetric_noise(m, bs, rng, 'laplace', smp)
         W = top_eigvecs(Mn, p)
         M = W.T @ G @ W                                                   # second moment of z = W^T x̃ (‖z‖ ≤ 1)
@@ -507,8 +548,10 @@ def _fit_dask_global(self: GaussRelease, X, eps, fr, m, p, rng) -> dict:
     return b
 
 # %% ../nbs/24_gaussian_release.ipynb #7f874181
-GaussRelease._exact = True     # in memory too, the variants below use the exact statistics (False: the float statistics)
+GaussRelease._exact = True     # in memory too, the variants below use the exact statistics (False: the float
+                               # statistics)
 
+# %% ../nbs/24_gaussian_release.ipynb #88845dc0
 @patch
 def _exact_unsupported(self: GaussRelease):
     "None when this variant has the exact-statistics (and Dask) path; otherwise the reason, naming what is supported."
@@ -523,6 +566,7 @@ def _exact_unsupported(self: GaussRelease):
     if self.published and task == 'classification': return "published=True is not available on Dask"
     return None
 
+# %% ../nbs/24_gaussian_release.ipynb #0701c883
 @patch
 def _class_basis_dask(self: GaussRelease, m, p, rng):
     "The class-conditional projection on Dask: drawn independently of the data (RON-Gauss, MODIPS)."
@@ -536,7 +580,8 @@ def _release_class_moments(self: GaussRelease, Ts, mus, den, b, rng, r):
     q = W.shape[1]; sens = class_sum_sensitivity(q, r, self.release)
     self.means_, self.covs_ = [], []
     if smp == 'safe':
-        # one joint release of every class's statistic (the upper triangles, or all entries), exactly on the grid, so the
+        # one joint release of every class's statistic (the upper triangles, or all entries), exactly on the
+        # grid, so the
         # rounding is charged once for the joint sensitivity; symmetrising afterwards is post-processing
         iu = np.triu_indices(q)
         flat = np.concatenate([T[iu] if self.release == 'upper' else T.ravel() for T in Ts])
@@ -557,14 +602,17 @@ def _release_class_moments(self: GaussRelease, Ts, mus, den, b, rng, r):
 ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition when sampling to Dask
 _LABEL = '__dpnotes_label__'     # the label column of a Dask sample, before it is split off
 
+# %% ../nbs/24_gaussian_release.ipynb #5ebb3579
 def _gauss_part(spec) -> pd.DataFrame:
     "One output partition (runs on a worker): `size` rows drawn from the released model `s` with the partition's own stream."
     s, seq, size, start, names = spec
     Xs, ys = _draw_released(s, size, np.random.default_rng(seq))
-    F = pd.DataFrame(np.asarray(Xs, float).reshape(size, len(names)), columns=names, index=pd.RangeIndex(start, start + size))
+    F = pd.DataFrame(np.asarray(Xs, float).reshape(size, len(names)), columns=names,
+                     index=pd.RangeIndex(start, start + size))
     if ys is not None: F[_LABEL] = np.asarray(ys)
     return F
 
+# %% ../nbs/24_gaussian_release.ipynb #2d3666bb
 def _gauss_sample_dask(est, n: int, g, npartitions=None):
     "(X, y) or X as Dask collections: partition i drawn on its worker from stream i of `partition_rngs` (never reused)."
     import dask.dataframe as dd
@@ -572,12 +620,14 @@ def _gauss_sample_dask(est, n: int, g, npartitions=None):
     sizes = [n // P + (i < n % P) for i in range(P)]
     starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
     seqs = partition_rngs(g, P)
-    s = est._released()                                        # only released arrays and public settings go to the workers
+    s = est._released()                                        # only released arrays and public settings go
+                                                               # to the workers
     width = est.n_features_in_ if est.output == 'original' else len(s['cov'] if s['cov'] is not None else s['covs'][0]) - (s['task'] == 'regression')
     W0 = est._wrap_X(np.zeros((0, width)))
     names = list(W0.columns) if isinstance(W0, pd.DataFrame) else [f'x{j}' for j in range(width)]
     meta = _gauss_part((s, np.random.SeedSequence(0), 0, 0, names))
-    D = dd.from_map(_gauss_part, [(s, q, k, s0, names) for q, k, s0 in zip(seqs, sizes, starts)], meta=meta, enforce_metadata=False)
+    D = dd.from_map(_gauss_part, [(s, q, k, s0, names) for q, k, s0 in zip(seqs, sizes, starts)], meta=meta,
+                    enforce_metadata=False)
     X = D[names] if est.columns_ is not None else D[names].to_dask_array(lengths=sizes)
     if _LABEL not in meta.columns: return X
     y = D[_LABEL].rename(est.y_name_) if est.columns_ is not None else D[_LABEL].to_dask_array(lengths=sizes)

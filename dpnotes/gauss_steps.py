@@ -9,7 +9,8 @@ Docs: https://dpnotes.github.io/dpnotes/gauss_steps.html.md"""
 from __future__ import annotations
 import numpy as np
 import pandas as pd
-from .privacy import (as_rng, check_epsilon, check_int, check_positive, check_sampler, gaussian_sigma, add_laplace,
+from .privacy import (as_rng, check_epsilon, check_int, check_positive, check_sampler, gaussian_sigma,
+                             add_laplace,
                              add_gaussian, sym_from_upper, symmetric_noise, unit_rows, row_norms, clip_rows, _rows_view,
                              _row_scales)
 from .cov_release import top_eigvecs, laplace_moment, _noise_scale, _laplace
@@ -36,7 +37,8 @@ def ron_preprocess_project(X, # (n, m) data, any scale
     rng = as_rng(rng)
     inv, idx, U = _row_scales(A)
     total = inv @ A + U.sum(0)
-    mu = _laplace(total / n, mean_l1_sensitivity(m, n), check_epsilon(epsilon_mu, 'epsilon_mu'), rng, sampler, 'the mean')
+    mu = _laplace(total / n, mean_l1_sensitivity(m, n), check_epsilon(epsilon_mu, 'epsilon_mu'), rng, sampler,
+                  'the mean')
     if W is None: W = np.eye(m)
     p = W.shape[1]
     Wmu, mu2 = mu @ W, float(mu @ mu)
@@ -77,7 +79,8 @@ def center_project(X, # (n, m) rows of one class, any scale
     use fresh entropy (`rng=None`, the default)."""
     U = unit_rows(X)
     n, m = U.shape
-    mu = _laplace(U.mean(0), mean_l1_sensitivity(m, n), check_epsilon(epsilon_mu, 'epsilon_mu'), as_rng(rng), sampler, 'the class mean')
+    mu = _laplace(U.mean(0), mean_l1_sensitivity(m, n), check_epsilon(epsilon_mu, 'epsilon_mu'), as_rng(rng),
+                  sampler, 'the class mean')
     mu = clip_to_ball(mu)                                                      # post-processing: ||mu|| <= 1
     return (U - mu) @ W, mu
 
@@ -99,7 +102,8 @@ def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected feat
     n, p = Z.shape
     if clip: Z = clip_rows(Z, r)
     elif row_norms(Z).max() > r * (1 + 1e-9):
-        raise ValueError(f"rows of Z must have norm <= row_norm = {r}: the sensitivity would not hold (or pass clip=True)")
+        raise ValueError(f"rows of Z must have norm <= row_norm = {r}: the sensitivity would not hold (or "
+                         "pass clip=True)")
     if y is not None:
         a = check_positive(label_bound, 'label_bound')
         y = np.asarray(y, float).reshape(-1)
@@ -108,7 +112,8 @@ def release_second_moment(Z, # (n, p) rows with norm <= row_norm (projected feat
         full, upper, pub = (aug_cov_l1_sensitivity(p, n, a, r), aug_cov_upper_l1_sensitivity(p, n, a, r),
                             aug_cov_l1_sensitivity(p, n, a, r, published=True))
     else:
-        full, upper, pub = cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r), cov_l1_sensitivity(p, n, r, published=True)
+        full, upper, pub = cov_l1_sensitivity(p, n, r), cov_upper_l1_sensitivity(p, n, r), cov_l1_sensitivity(p, n, r,
+                                                                                                              published=True)
     return laplace_moment(Z.T @ Z / n, full, upper, pub, epsilon, rng, sampler, release, published)
 
 # %% ../nbs/24_gauss_steps.ipynb #dc6dd077
@@ -142,8 +147,11 @@ def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
         sigma = gaussian_sigma(gram_l2_sensitivity(1.0), check_epsilon(epsilon, 'epsilon_pca'), delta)
         if sampler == 'safe':
             M = sym_from_upper(add_gaussian((clip_rows(Xb, 1.0).T @ clip_rows(Xb, 1.0))[np.triu_indices(m)],
-                                            _noise_scale(sigma, 1.0, 'the PCA'), rng, sampler, sensitivity=gram_l2_sensitivity(1.0)), m)
-        else: M = clip_rows(Xb, 1.0).T @ clip_rows(Xb, 1.0) + symmetric_noise(m, _noise_scale(sigma, 1.0, 'the PCA'), rng, 'gaussian', sampler)
+                                            _noise_scale(sigma, 1.0, 'the PCA'), rng, sampler,
+                                            sensitivity=gram_l2_sensitivity(1.0)), m)
+        else: M = clip_rows(Xb, 1.0).T @ clip_rows(Xb, 1.0) + symmetric_noise(m,
+                                                                              _noise_scale(sigma, 1.0, 'the PCA'), rng,
+                                                                              'gaussian', sampler)
     elif source in ('public', 'data'):
         M = Xb.T @ Xb
     else: raise ValueError(f"pca must be 'lap', 'analyze_gauss', 'public' or 'data', got {source!r}")
@@ -151,6 +159,8 @@ def pca_basis(Xb, # (n, m) pre-processed rows with norm <= 1
 
 # %% ../nbs/24_gauss_steps.ipynb #934a3866
 _TASKS = ('unsupervised', 'regression', 'classification')
+
+# %% ../nbs/24_gauss_steps.ipynb #ec13288d
 def _label_codes(y, n, classes):
     """Codes 0..K-1 of the labels in the public `classes`. A label outside `classes` (or missing) is outside the declared
     data domain and is refused: a domain check on a public input, not a data-dependent branch of the mechanism.
@@ -161,10 +171,12 @@ def _label_codes(y, n, classes):
     if arr.ndim != 1 or len(arr) != n: raise ValueError(f"y must be 1-D with {n} entries, got shape {arr.shape}")
     codes = pd.Index(classes).get_indexer(pd.Index(arr))
     if np.any(codes < 0):
-        raise ValueError(f"y has labels outside classes={pd.Index(classes).tolist()} (or missing labels): the data must lie in the declared "
+        raise ValueError(f"y has labels outside classes={pd.Index(classes).tolist()} (or missing labels): "
+                         "the data must lie in the declared "
                          "domain; add the value to classes or fix the data")
     return codes
 
+# %% ../nbs/24_gauss_steps.ipynb #ba77fbd5
 def _regression_labels(y, n, a):
     "Regression labels as floats in [-a, a]; outside the declared bound is refused (a domain check; no private value in the message)."
     if y is None: raise ValueError("task='regression' needs y")
@@ -174,9 +186,11 @@ def _regression_labels(y, n, a):
     try: arr = arr.astype(float)
     except (TypeError, ValueError): raise TypeError("y must be numeric for task='regression'") from None
     if not np.all(np.abs(arr) <= a):
-        raise ValueError(f"y must lie in [-label_bound, label_bound] = [-{a}, {a}] (NaN refused); rescale it with public bounds")
+        raise ValueError(f"y must lie in [-label_bound, label_bound] = [-{a}, {a}] (NaN refused); rescale it "
+                         "with public bounds")
     return arr
 
+# %% ../nbs/24_gauss_steps.ipynb #39de3d05
 def _split_counts(n, weights):
     "Integer counts summing to n, proportional to the (released, non-negative) weights; uniform if they are all 0."
     w = np.maximum(np.asarray(weights, float), 0.0)

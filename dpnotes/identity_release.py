@@ -10,7 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
-from .privacy import (as_rng, check_epsilon, check_int, check_positive, check_sampler, as_matrix, unit_rows, randomized_response,
+from .privacy import (as_rng, check_epsilon, check_int, check_positive, check_sampler, as_matrix,
+                             unit_rows, randomized_response,
                              check_classes, CLASSES_MESSAGE)
 from .cov_release import _laplace
 from .gauss_steps import pca_basis, _TASKS, _label_codes, _regression_labels
@@ -41,7 +42,8 @@ class IdentityRelease:
         eps = check_epsilon(self.epsilon)
         k = check_int(self.k, 'k')
         if k > m: raise ValueError(f"k (= {k}) must not exceed the number of features m (= {m})")
-        if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred from classes), got {self.task!r}")
+        if self._task() not in _TASKS: raise ValueError(f"task must be one of {_TASKS} (or None: inferred "
+                                                        f"from classes), got {self.task!r}")
         if self.output not in ('projected', 'original'): raise ValueError(f"output must be 'projected' or 'original', got {self.output!r}")
         if self.basis not in ('bernoulli', 'pca'): raise ValueError(f"basis must be 'bernoulli' or 'pca', got {self.basis!r}")
         check_sampler(self.sampler)
@@ -101,7 +103,8 @@ def _release_rows(self: IdentityRelease, Y, y, n, eps, dx, rng):
         if self.class_sizes == 'public':
             self.rows_, self.labels_ = _laplace(Y, dx, eps, rng, self.sampler, 'the rows'), self.classes_[codes]
             self.budget_ = dict(rows=eps)
-        else:   # each row: features with eps_x, its label by randomised response with eps_y; one row changes -> eps_x + eps_y
+        else:   # each row: features with eps_x, its label by randomised response with eps_y; one row changes
+                # -> eps_x + eps_y
             ey = eps * self.label_share
             self.rows_ = _laplace(Y, dx, eps - ey, rng, self.sampler, 'the rows')
             self.labels_ = self.classes_[randomized_response(codes, len(self.classes_), ey, rng)]   # K-ary, ε_y per row
@@ -118,6 +121,7 @@ def _out(self: IdentityRelease, Y):
         return pd.DataFrame(X, columns=self.columns_) if self.columns_ is not None else X
     return pd.DataFrame(Y, columns=[f'r{j}' for j in range(Y.shape[1])]) if self.columns_ is not None else Y
 
+# %% ../nbs/27_identity_release.ipynb #87fc3dce
 @patch
 def sample(self: IdentityRelease, n: int = None,
            rng=None, # None: continue the fit's generator | int seed (tests, teaching) | Generator

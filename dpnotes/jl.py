@@ -43,7 +43,8 @@ def jl_distortion(X, # (n, d) points
     base = sqdist(X)
     if np.any(base <= 0):
         raise ValueError("X must have distinct rows")
-    return np.array([np.max(np.abs(sqdist(X @ gaussian_projection(X.shape[1], k, rng)) / base - 1)) for _ in range(n_draws)])
+    return np.array([np.max(np.abs(sqdist(X @ gaussian_projection(X.shape[1], k, rng)) / base - 1))
+                     for _ in range(n_draws)])
 
 # %% ../nbs/10_jl_sensitivity.ipynb #65d19e1f
 def chi2_tail_quantile(k:int, # degrees of freedom
@@ -59,6 +60,7 @@ def chi2_tail_quantile(k:int, # degrees of freedom
         return float(stats.chi2.isf(delta, k))
     raise ValueError(f"method must be 'laurent-massart' or 'exact', got {method!r}")
 
+# %% ../nbs/10_jl_sensitivity.ipynb #8b04e8c8
 def jl_sensitivity_bound(k:int, # projected dimension
                          delta:float, # failure probability of the bound
                          Z:float=1.0, # bound on ||x_i - x'_i||_2
@@ -86,10 +88,12 @@ def jl_panel(k:int=20, d:int=30, delta:float=1e-3, n_mc:int=1000, rng=None):
     # 6.8 in wide with no text under 8 pt: readable at the site's column width (docs/README.md, figures)
     fig, a1 = plt.subplots(figsize=(6.8, 4.0), layout='constrained')
     a1.hist(vals, bins=40, density=True, alpha=0.6, label=r'$\|zR\|$, fresh $R$')
-    for x_, lab, sty in [(lm, 'Laurent-Massart', '--'), (ex, r'exact $\chi^2$', '-'), (op, r'$\|R\|_{op}$ (known R)', ':')]:
+    for x_, lab, sty in [(lm, 'Laurent-Massart', '--'), (ex, r'exact $\chi^2$', '-'),
+                         (op, r'$\|R\|_{op}$ (known R)', ':')]:
         a1.axvline(x_, ls=sty, color='k', label=f'{lab}: {x_:.2f}')
     a1.axvline(1.0, ls='-.', color='C3', label=r'baseline $\|z\| = 1$ (no projection)')
     a1.set_xlabel(r'$\|zR\|$ for $\|z\| = 1$')
-    a1.set_title(f'k={k}, d={d}: exceed rate of the exact level {np.mean(vals > ex):.3f} vs delta {delta:g}', fontsize=10)
+    a1.set_title(f'k={k}, d={d}: exceed rate of the exact level {np.mean(vals > ex):.3f} vs delta {delta:g}',
+                 fontsize=10)
     a1.legend(fontsize=8, ncol=2, loc='upper center', bbox_to_anchor=(0.5, -0.16))
     return fig

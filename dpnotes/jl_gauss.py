@@ -34,6 +34,7 @@ def _gaussian_profile(sigma, sens, epsilon):
     out[pos] = special.ndtr(a - b) - np.exp(epsilon + special.log_ndtr(-a - b))
     return np.clip(out, 0.0, 1.0)
 
+# %% ../nbs/12_jl_gaussian_release.ipynb #6610d5d1
 @lru_cache(maxsize=64)
 def _chi2_grid(k:int, n_cells:int=20000, v_max:float=50.0):
     "chi^2_k levels at the cell ends of a grid in v = -log P[T > t], the cell probabilities and the mass beyond."
@@ -43,6 +44,7 @@ def _chi2_grid(k:int, n_cells:int=20000, v_max:float=50.0):
     mass = np.exp(-v[:-1]) - np.exp(-v[1:])
     return t, mass, float(np.exp(-v_max))
 
+# %% ../nbs/12_jl_gaussian_release.ipynb #c690bf62
 def _theorem_a_delta_bounds(sigma, epsilon, Z, k, sigma_p):
     "Lower and upper Riemann sums of E_T[delta_G(sigma, Z sigma_p sqrt(T), epsilon)] (integrand increasing in T)."
     t, mass, tail = _chi2_grid(k)
@@ -50,6 +52,7 @@ def _theorem_a_delta_bounds(sigma, epsilon, Z, k, sigma_p):
     # plain multiply-and-sum: a BLAS dot product spins its threads on a loaded machine (x100 slower here)
     return float((mass * g[:-1]).sum()), float(min(1.0, (mass * g[1:]).sum() + tail))
 
+# %% ../nbs/12_jl_gaussian_release.ipynb #25662de7
 def theorem_a_delta(sigma:float, # std of the Gaussian noise added to XR
                     epsilon:float, # target epsilon
                     Z:float, # bound on ||x_i - x'_i||_2
@@ -65,6 +68,7 @@ def theorem_a_delta(sigma:float, # std of the Gaussian noise added to XR
 # %% ../nbs/12_jl_gaussian_release.ipynb #d059ceb5
 THEOREM_A_METHODS = ('exact', 'split', 'published')
 
+# %% ../nbs/12_jl_gaussian_release.ipynb #70b14527
 def theorem_a_sigma(epsilon:float, # epsilon_1 spent on P'
                     delta:float, # delta_1 spent on P' (0 < delta < 1/2 for 'split'/'published')
                     Z:float, # bound on the L2 norm of a row change ||x_i - x'_i||_2
@@ -169,6 +173,7 @@ def theorem_a_panel(k:int=20, epsilon:float=1.0, delta:float=1e-3):
         ax.annotate('not defined for delta >= 1/2' if np.isnan(s_) else f'{s_:.2f}', (x_, 0 if np.isnan(s_) else s_),
                     ha='center', va='bottom', fontsize=9)
     ax.axhline(base, ls='-.', color='C3', label=f'baseline, no projection: {base:.2f}')
-    ax.set_ylabel(r'$\sigma_1$ (Z = 1)'); ax.set_title(f'Theorem A noise: eps={epsilon:g}, delta={delta:g}, k={k}', fontsize=10)
+    ax.set_ylabel(r'$\sigma_1$ (Z = 1)')
+    ax.set_title(f'Theorem A noise: eps={epsilon:g}, delta={delta:g}, k={k}', fontsize=10)
     ax.legend(fontsize=9, loc='upper center', bbox_to_anchor=(0.5, -0.12)); ax.tick_params(axis='x', labelsize=9)
     return fig

@@ -49,7 +49,8 @@ def _halfnormal_sum_sf(k:int, level:float, h:float=0.01) -> float:
     if level <= 0:
         return 1.0
     mean_tilt = lambda th: th + np.exp(stats.norm.logpdf(th) - stats.norm.logcdf(th))   # mean of N(th,1) cut at 0
-    theta = 0.0 if level / k <= np.sqrt(2 / np.pi) else optimize.brentq(lambda th: mean_tilt(th) - level / k, 0.0, level / k + 10)
+    theta = 0.0 if level / k <= np.sqrt(2 / np.pi) else optimize.brentq(lambda th: mean_tilt(th) - level / k,
+                                                                        0.0, level / k + 10)
     width = level + 14 * np.sqrt(k) + 14
     n = int(np.ceil(width / h))
     edges = np.arange(n + 1) * h
@@ -67,6 +68,7 @@ def _halfnormal_sum_sf(k:int, level:float, h:float=0.01) -> float:
 # %% ../nbs/11_jl_release.ipynb #91fe34d2
 VARIANTS = ('element', 'row')
 
+# %% ../nbs/11_jl_release.ipynb #06689002
 def dhaliwal_c(k:int, # projected dimension
                variant:str='row', # 'element' (one entry changes by <= 1) or 'row' (||x - x'||_2 <= Z)
                delta:float|None=None, # target failure probability (required unless published=True)
@@ -119,9 +121,11 @@ def _jl_domain(A, variant:str, Z:float, enforce:str):
     if enforce not in ('raise', 'clip', 'none'):
         raise ValueError(f"enforce must be 'raise', 'clip' or 'none', got {enforce!r}")
     if variant == 'row':
-        if enforce == 'clip': A = clip_rows(A, Z / 2, copy=False)                # per-record map: neighbours stay neighbours
+        if enforce == 'clip': A = clip_rows(A, Z / 2, copy=False)                # per-record map: neighbours
+                                                                                 # stay neighbours
         elif enforce == 'raise' and np.any(row_norms(A) > Z / 2 * (1 + 1e-12)):   # domain check; names no private value
-            raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g}; rescale with public bounds or use enforce='clip'")
+            raise ValueError(f"X: rows must have L2 norm <= Z/2 = {Z/2:g}; rescale with public bounds or use "
+                             "enforce='clip'")
     else:
         bad = np.abs(A) > 0.5
         if bad.any() and enforce == 'raise':
@@ -152,15 +156,18 @@ def jl_laplace_release(X, # (n, d) data (array or DataFrame)
     check_sampler(sampler)
     with np.errstate(over='ignore'): b = jl_laplace_scale(k, epsilon, delta, variant, Z, published)
     if not b < 1e300:
-        raise ValueError(f"epsilon = {epsilon:g}: the Laplace scale c/epsilon cannot be represented in float64 (the release would "
+        raise ValueError(f"epsilon = {epsilon:g}: the Laplace scale c/epsilon cannot be represented in "
+                         "float64 (the release would "
                          "be +-inf); use a larger epsilon")
-    A = _jl_domain(A, variant, Z, enforce)                                        # a private copy: mapped, refused or trusted
+    A = _jl_domain(A, variant, Z, enforce)                                        # a private copy: mapped,
+                                                                                  # refused or trusted
     rng = as_rng(rng)
     P = gaussian_projection(A.shape[1], k, rng)
     out = A @ P
     for s in range(0, len(out), block_rows):
         e = min(s + block_rows, len(out))
-        # b = c / epsilon is linear in the sensitivity c: passing it lets the 'safe' sampler cover the rounding of XP to its grid
+        # b = c / epsilon is linear in the sensitivity c: passing it lets the 'safe' sampler cover the
+        # rounding of XP to its grid
         out[s:e] = add_laplace(out[s:e], b, rng, sampler, sensitivity=b * check_epsilon(epsilon))
     if meta.kind in ('dataframe', 'series'):
         out = pd.DataFrame(out, index=meta.index if keep_index else None, columns=[f'z{j}' for j in range(k)])
@@ -184,6 +191,7 @@ def recover_sq_distance(Z, # (n, k) released data
     diff = Z[i] - Z[j]
     return (diff**2).sum(-1) - 2 * Z.shape[1] * noise_var
 
+# %% ../nbs/11_jl_release.ipynb #4277a7f6
 def recovered_distance_variance(sq_dist, # true squared distance s (array-like)
                                 k:int, # projected dimension
                                 noise_var:float, # variance sigma^2 of one Laplace entry

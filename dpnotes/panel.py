@@ -32,7 +32,8 @@ def panel_grid(grid:dict, # parameter name -> list of values (one value: a fixed
         raise ValueError("grid: pass a dict of parameter name -> list of values, e.g. {'k': [2, 20, 200]}")
     for name, vals in grid.items():
         if not isinstance(name, str) or not name.isidentifier():
-            raise ValueError(f"grid: parameter names must be Python identifiers (render is called as render(**setting)), got {name!r}")
+            raise ValueError("grid: parameter names must be Python identifiers (render is called as "
+                             f"render(**setting)), got {name!r}")
         if isinstance(vals, (str, bytes)) or not hasattr(vals, '__len__') or len(vals) == 0:
             raise ValueError(f"grid[{name!r}]: pass a non-empty list of values, got {vals!r}")
         if len({repr(v) for v in vals}) != len(vals):
@@ -48,14 +49,14 @@ def panel_grid(grid:dict, # parameter name -> list of values (one value: a fixed
 def _is_figure(obj) -> bool:
     return type(obj).__module__.startswith('matplotlib') and hasattr(obj, 'savefig')
 
-
+# %% ../nbs/04_panel.ipynb #3bb2d6af
 def _min_font_pt(fig) -> float | None:
     "Smallest font size (points) of the visible, non-empty text of a matplotlib figure."
     from matplotlib.text import Text
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     return float(min(sizes)) if sizes else None
 
-
+# %% ../nbs/04_panel.ipynb #c9d81224
 def _figure_html(fig, dpi) -> str:
     import matplotlib.pyplot as plt
     dpi = float(dpi or fig.dpi)
@@ -121,12 +122,12 @@ _PANEL_JS = """<script>
 # %% ../nbs/04_panel.ipynb #64e08e5c
 _panel_counter = itertools.count()
 
-
+# %% ../nbs/04_panel.ipynb #b3d2afb6
 def _value_label(v) -> str:
     if isinstance(v, bool) or not isinstance(v, numbers.Number): return str(v)
     return f'{v:g}' if isinstance(v, numbers.Real) else str(v)
 
-
+# %% ../nbs/04_panel.ipynb #7859b9a1
 def _is_numeric(vals) -> bool:
     return all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in vals)
 
@@ -147,16 +148,19 @@ def _panel_start(grid:dict, default:dict|None) -> tuple:
     "(the parameters that vary, the index of the value each one shows first): the `default` or the middle value."
     vary = [k for k, v in grid.items() if len(v) > 1]
     default = dict(default or {})
-    if set(default) - set(grid): raise ValueError(f"default: {sorted(set(default) - set(grid))} are not parameters of the grid")
+    if set(default) - set(grid): raise ValueError(f"default: {sorted(set(default) - set(grid))} are not "
+                                                  "parameters of the grid")
     start = {}
     for k in vary:
         vals = list(grid[k])
         if k in default:
-            if default[k] not in vals: raise ValueError(f"default[{k!r}] = {default[k]!r} is not one of grid[{k!r}] = {vals!r}")
+            if default[k] not in vals: raise ValueError(f"default[{k!r}] = {default[k]!r} is not one of "
+                                                        f"grid[{k!r}] = {vals!r}")
             start[k] = vals.index(default[k])
         else: start[k] = (len(vals) - 1) // 2
     return vary, start
 
+# %% ../nbs/04_panel.ipynb #05e65c1f
 def _panel_views(render, grid:dict, settings:list, vary:list, start:dict, dpi) -> tuple:
     "(the HTML of each view, each view wrapped in its block, hidden unless it is the starting setting)."
     views, blocks = [], []
@@ -164,7 +168,8 @@ def _panel_views(render, grid:dict, settings:list, vary:list, start:dict, dpi) -
         buf = io.StringIO()
         with contextlib.redirect_stdout(buf): out = render(**s)
         printed = buf.getvalue().strip()
-        body = (f'<pre class="dpnotes-panel-text">{html.escape(printed)}</pre>\n' if printed else '') + render_view(out, dpi)
+        body = (f'<pre class="dpnotes-panel-text">{html.escape(printed)}</pre>\n' if printed
+                else '') + render_view(out, dpi)
         key = '-'.join(str(list(grid[k]).index(s[k])) for k in vary)
         views.append(body)
         hidden = '' if all(list(grid[k]).index(s[k]) == start[k] for k in vary) else ' hidden'
@@ -180,7 +185,8 @@ def _panel_controls(pid:str, grid:dict, vary:list, labels:dict, start:dict) -> l
         names = [_value_label(v) for v in vals]
         cid, data = f'{pid}-c{i}', html.escape(json.dumps(names), quote=True)
         if _is_numeric(vals):
-            ctrl = (f'<input type="range" id="{cid}" data-dpnotes-param="{html.escape(k)}" min="0" max="{len(vals) - 1}" '
+            ctrl = (f'<input type="range" id="{cid}" data-dpnotes-param="{html.escape(k)}" min="0" '
+                    f'max="{len(vals) - 1}" '
                     f'step="1" value="{start[k]}" data-labels="{data}" aria-label="{lab}">'
                     f'<output data-for="{cid}">{html.escape(names[start[k]])}</output>')
         else:

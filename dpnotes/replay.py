@@ -42,6 +42,7 @@ class NoiseCall:
 # %% ../nbs/07_replay.ipynb #3e9a0719
 def _copy(v): return None if v is None else np.array(v, dtype=float, copy=True)
 
+# %% ../nbs/07_replay.ipynb #6b4045cd
 class Tape:
     "A hook that keeps every noise call and public value; with `forced` (the tape of a first run) each call returns that run's output."
     def __init__(self, forced=None): self.calls, self.publics, self.forced, self.mismatch = [], [], forced, []
@@ -76,11 +77,13 @@ def replay(fn, tape:Tape, *args, **kwargs) -> tuple:
 # %% ../nbs/07_replay.ipynb #96b2fffd
 _SKIP = {'rng', '_rng_', '_frame', 'seed', 'random_state', 'progress', '_charges'}
 
+# %% ../nbs/07_replay.ipynb #1e32141a
 def _same_frame(a, b) -> bool:
     try: pd.testing.assert_frame_equal(a, b, check_exact=True) if isinstance(a, pd.DataFrame) else pd.testing.assert_series_equal(a, b, check_exact=True)
     except AssertionError: return False
     return True
 
+# %% ../nbs/07_replay.ipynb #515d2219
 def differences(a, b, path:str='result', depth:int=0, seen=None) -> list:
     "Paths at which two results differ: tables, arrays, numbers, dicts, lists and the package's objects, recursively."
     seen = set() if seen is None else seen
@@ -125,12 +128,14 @@ def _facts(c:NoiseCall) -> tuple:
     return (c.name, c.kind, c.sensitivity, c.norm, c.scale, c.epsilon, tuple(sorted(c.tags.items())),
             None if c.value is None else c.value.shape)
 
+# %% ../nbs/07_replay.ipynb #5caffc37
 def call_table(t1:Tape, t2:Tape) -> pd.DataFrame:
     "One row per noise call of the pair of runs: its declared facts and the measured distance between its two inputs."
     rows = []
     for c1, c2 in zip(t1.calls, t2.calls):
         ok = c1.value is not None and c2.value is not None and c1.value.shape == c2.value.shape
-        rows.append(dict(name=c1.name, kind=c1.kind, norm=c1.norm, declared=c1.sensitivity, scale=c1.scale, bare=c1.value is None,
+        rows.append(dict(name=c1.name, kind=c1.kind, norm=c1.norm, declared=c1.sensitivity, scale=c1.scale,
+                         bare=c1.value is None,
                          epsilon=c1.epsilon, q=float(c1.tags.get('sample_rate',
                                                                  1.0)), partition=c1.tags.get('partition'),
                          measured=norm_distance(c1.value, c2.value, c1.norm) if ok else np.nan))
@@ -148,7 +153,8 @@ def _composed(calls:pd.DataFrame, delta:float, which:str) -> float:
     if calls['declared'].isna().any() or (which == 'measured' and calls['measured'].isna().any()): return np.nan
     d = calls[which].astype(float)
     pure = float(((calls.kind == 'laplace') * d / calls.scale).sum()
-                 + (calls.kind.isin(['exponential', 'randomized_response']) * calls.epsilon.fillna(0) * d / calls.declared).sum())
+                 + (calls.kind.isin(['exponential', 'randomized_response']) * calls.epsilon.fillna(0) * d
+                    / calls.declared).sum())
     g = (calls.kind == 'gaussian') & (d > 0)
     plain, sub = g & (calls.q >= 1), g & (calls.q < 1)
     if not (plain.any() or sub.any()): return pure
@@ -185,6 +191,7 @@ class PairAudit:
     @property
     def ratio(self) -> float: return float(self.calls['ratio'].max()) if self.calls['ratio'].notna().any() else 0.0
 
+# %% ../nbs/07_replay.ipynb #7141dc0d
 def audit_pair(run, ledger, D, Dp, pair:str='') -> PairAudit:
     """Record `run(D)`, replay `run(Dp)` with every noise output forced to D's, and check: (i) nothing public moved (the
     declared facts of every call, the public values, the whole result); (ii) the distance of each call's two inputs over
@@ -194,7 +201,8 @@ def audit_pair(run, ledger, D, Dp, pair:str='') -> PairAudit:
     r2, t2 = replay(run, t1, Dp)
     moved = [f'noise call {i}: not replayable' for i in t2.mismatch]
     if len(t1.calls) != len(t2.calls): moved.append(f'number of noise calls ({len(t1.calls)} vs {len(t2.calls)})')
-    moved += [f'noise call {i} ({a.name}): declared facts' for i, (a, b) in enumerate(zip(t1.calls, t2.calls)) if _facts(a) != _facts(b)]
+    moved += [f'noise call {i} ({a.name}): declared facts' for i,
+              (a, b) in enumerate(zip(t1.calls, t2.calls)) if _facts(a) != _facts(b)]
     moved += differences(t1.publics, t2.publics, 'public values') + differences(r1, r2)
     T = call_table(t1, t2)
     odd = [i for i, (a, b) in enumerate(zip(t1.calls, t2.calls)) if _facts(a) != _facts(b)]
@@ -220,6 +228,7 @@ LAST_ROWS = {                                # (last row of D, last row of D'); 
     'out-of-domain cells': (LOW, dict(a=1e6, b=-1e6, k=99, c='zzz', y='q')),
 }
 
+# %% ../nbs/07_replay.ipynb #9ced1da1
 def base_table(n:int, seed:int=0) -> pd.DataFrame:
     "n − 1 ordinary rows (categories u, v; labels p, q) and a placeholder last row."
     g = np.random.default_rng(seed)
@@ -227,6 +236,7 @@ def base_table(n:int, seed:int=0) -> pd.DataFrame:
                            c=g.choice(['u', 'v'], n).astype(object), y=g.choice(['p', 'q'], n).astype(object)))
     return df
 
+# %% ../nbs/07_replay.ipynb #3c84aeec
 def neighbours(n:int, pairs=None, seed:int=0) -> dict:
     "{pair name: (D, D')}: replace-one neighbours of n rows differing in the LAST row only (so subsampled batches are coupled)."
     out = {}
@@ -244,22 +254,27 @@ class Toy:
     values: list
     ledger: tuple
 
+# %% ../nbs/07_replay.ipynb #83505095
 def _a(D): return np.clip(np.nan_to_num(pd.to_numeric(D['a'], errors='coerce').to_numpy(float), nan=0.0), 0.0, 10.0)
 
+# %% ../nbs/07_replay.ipynb #2fde1ea8
 def control_halved_sensitivity(D, epsilon=1.0, rng=0):
     "The sum of column a (clipped to its public range [0, 10], so Δ₁ = 10) released with a declared Δ₁ of 5."
     return Toy([laplace_mech(_a(D).sum(), 5.0, epsilon, rng=rng)], (epsilon, 0.0))
 
+# %% ../nbs/07_replay.ipynb #f9445078
 def control_clip_from_data(D, epsilon=1.0, rng=0):
     "The sum of column a clipped at a radius read from the data (its largest value), declared at that radius."
     a = _a(D); r = max(float(a.max()), 1e-9)
     return Toy([laplace_mech(np.clip(a, 0, r).sum(), r, epsilon, rng=rng)], (epsilon, 0.0))
 
+# %% ../nbs/07_replay.ipynb #282353f3
 def control_double_release(D, epsilon=1.0, rng=0):
     "The same correctly calibrated sum released twice; the ledger charges it once."
     g = np.random.default_rng(rng)
     return Toy([laplace_mech(_a(D).sum(), 10.0, epsilon, rng=g) for _ in range(2)], (epsilon, 0.0))
 
+# %% ../nbs/07_replay.ipynb #46997b78
 CONTROLS = {'halved sensitivity': control_halved_sensitivity, 'clip radius from the data': control_clip_from_data,
             'double release, charged once': control_double_release}
 
@@ -270,6 +285,7 @@ LO, HI = np.array([0.0, -1.0, 0.0]), np.array([10.0, 1.0, 5.0])
 SMALL = {'dp-syn': dict(max_steps=20, hidden=(4,), latent_dim=2, em_iters=2, n_components=1)}
 SMALL['dp-syn-paper'] = SMALL['dp-syn']
 
+# %% ../nbs/07_replay.ipynb #a38c54ca
 def release_driver(method:str, epsilon:float=1.0, rng=0, **params):
     "`run(D)` = `dpnotes.release.release(D, method, epsilon, schema=SCHEMA, rng=rng, **params)` (DP-SYN made small by default)."
     from dpnotes.release import release
@@ -280,13 +296,16 @@ def release_driver(method:str, epsilon:float=1.0, rng=0, **params):
             return release(D, method, epsilon, schema=SCHEMA, rng=rng, **kw)
     return run
 
+# %% ../nbs/07_replay.ipynb #3fa03c8d
 def release_ledger(r) -> tuple: return float(r.ledger['epsilon'].sum()), float(r.ledger['delta'].sum())
 
+# %% ../nbs/07_replay.ipynb #ae20fd0a
 def _xy(D) -> tuple:
     "The numeric columns mapped onto [0, 1] by their public bounds (clipped; a public per-row map) and the label codes."
     X = (D[['a', 'b', 'k']].to_numpy(float) - LO) / (HI - LO)
     return np.clip(X, 0, 1), pd.Categorical(D['y'], categories=CLASSES).codes.astype(int)
 
+# %% ../nbs/07_replay.ipynb #b07e57cd
 def estimator_driver(make, fit:str='fit'):
     "`run(D)`: the estimator `make()` fitted on `_xy(D)` directly (no release adapter)."
     def run(D):
@@ -302,13 +321,16 @@ def _budget_ledger(r) -> tuple:
     if isinstance(b, Budget): return b.spent
     return float(sum(b.values())), float(getattr(est, 'delta', 0.0) or 0.0)
 
+# %% ../nbs/07_replay.ipynb #beb9dc71
 def estimator_drivers(rng=0) -> dict:
     "{name: (run, ledger, pairs)} for the estimator classes used directly (the missing-cells pair is outside their input domain)."
     from dpnotes.dpsyn import DPSyn
     from dpnotes.gauss import RONGauss, PCAGauss
     from dpnotes.dprp import DPRP
     kw = dict(classes=[0, 1, 2], rng=rng)
-    syn = lambda nb: lambda: DPSyn(1.0, 1e-5, bounds=(0.0, 1.0), progress=False, neighbours=nb, batch_size=8,   # q < 1: Poisson batches
+    # q < 1: Poisson
+    # batches
+    syn = lambda nb: lambda: DPSyn(1.0, 1e-5, bounds=(0.0, 1.0), progress=False, neighbours=nb, batch_size=8,
                                    **SMALL['dp-syn'], **kw)
     pairs = [p for p in LAST_ROWS if p != 'missing cells']
     return {'DPSyn (replace-one)': (estimator_driver(syn('replace-one')), _budget_ledger, pairs),
@@ -319,11 +341,13 @@ def estimator_drivers(rng=0) -> dict:
                          _budget_ledger, pairs),
             'DPRP': (estimator_driver(lambda: DPRP(epsilon=1.0, **kw), 'fit_release'), _budget_ledger, pairs)}
 
+# %% ../nbs/07_replay.ipynb #0810f8d4
 def release_drivers(rng=0) -> dict:
     "{name: (run, ledger, pairs)} for every method of `dpnotes.release.methods()`, through `release(...)`."
     from dpnotes.release import methods
     return {m: (release_driver(m, rng=rng), release_ledger, list(LAST_ROWS)) for m in methods().index}
 
+# %% ../nbs/07_replay.ipynb #fed56e1e
 def control_drivers() -> dict:
     "{name: (run, ledger, pairs)} for the controls (each must fail the audit)."
     return {f'control: {k}': (f, lambda r: r.ledger, list(LAST_ROWS)) for k, f in CONTROLS.items()}
@@ -331,8 +355,10 @@ def control_drivers() -> dict:
 # %% ../nbs/07_replay.ipynb #7019d53c
 def audit_driver(run, ledger, pairs, sizes=(40,), seed:int=0) -> list:
     "`audit_pair` on every pair of `pairs` at every table size: a list of PairAudit."
-    return [audit_pair(run, ledger, D, Dp, f'{name} (n={n})') for n in sizes for name, (D, Dp) in neighbours(n, pairs, seed).items()]
+    return [audit_pair(run, ledger, D, Dp, f'{name} (n={n})') for n in sizes for name,
+            (D, Dp) in neighbours(n, pairs, seed).items()]
 
+# %% ../nbs/07_replay.ipynb #d618af18
 def summarise(audits:list, gap:str='') -> dict:
     """One line for a method: the largest ratio over pairs, the pairs where something public moved, ε composed vs the
     ledger, and the coverage: `full` unless a call is bare noise or undeclared, or `gap` names a draw the tape cannot see."""
@@ -344,17 +370,21 @@ def summarise(audits:list, gap:str='') -> dict:
     top = lambda v: float(np.nanmax(v)) if not np.all(np.isnan(v)) else np.nan
     dec = top([a.declared_epsilon for a in audits]); mea = top([a.measured_epsilon for a in audits])
     cover = 'full' if not (bare or undeclared or gap) else '; '.join(
-        x for x in (f'{bare} bare-noise calls' if bare else '', f'{undeclared} undeclared' if undeclared else '', gap) if x)
+        x
+        for x in (f'{bare} bare-noise calls' if bare else '',
+                  f'{undeclared} undeclared' if undeclared else '', gap) if x)
     ok = (not moved and top(ratios) <= 1 + 1e-9 and not undeclared and dec <= led * (1 + 1e-6)
           and mea <= dec * (1 + 1e-6) and cover == 'full')
     first = next((a.moved[0] for a in audits if a.moved), '')
     return dict(ratio=top(ratios), pairs_moved=len(moved), first_moved=first, undeclared_calls=undeclared,
                 eps_declared=dec, eps_measured=mea, ledger_eps=led, coverage=cover, passes=bool(ok))
 
+# %% ../nbs/07_replay.ipynb #3dce5a2a
 # draws a method makes that the tape cannot see (inline noise; see OUTSIDE_PRIMITIVES below): none left on a release
 # path since DPRP's k1 goes through `permute_and_flip` (or `gumbel_max` with sampler='numpy')
 KNOWN_GAPS = {}
 
+# %% ../nbs/07_replay.ipynb #6fd9d69b
 def audit_all(drivers:dict, sizes=(40,), seed:int=0) -> pd.DataFrame:
     "The table of the page: one row per driver."
     rows = {}

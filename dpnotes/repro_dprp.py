@@ -53,9 +53,11 @@ def dprp_tstr(Xtr, ytr, Xte, yte, # one train/test split (DataFrames / Series)
 def gauss_competitors(p_frac:float=0.6, delta:float=1e-4) -> dict:
     "RON-Gauss and PCA-Gauss (with Analyze Gauss PCA) from `dpnotes.gauss`, as factories `(epsilon, d, rng, classes) -> estimator`."
     p = lambda d: max(1, int(round(p_frac * d)))
-    return {'RON-Gauss': lambda eps, d, rng, classes: RONGauss(p=p(d), epsilon=eps, task='classification', output='original',
+    return {'RON-Gauss': lambda eps, d, rng,
+            classes: RONGauss(p=p(d), epsilon=eps, task='classification', output='original',
                                                              classes=classes, rng=rng),
-            'PCA-Gauss': lambda eps, d, rng, classes: PCAGauss(p=p(d), epsilon=eps, task='classification', output='original', classes=classes,
+            'PCA-Gauss': lambda eps, d, rng,
+            classes: PCAGauss(p=p(d), epsilon=eps, task='classification', output='original', classes=classes,
                                                       pca='analyze_gauss', delta=delta, rng=rng)}
 
 # %% ../nbs/73_reproduce_dprp.ipynb #994680a7
@@ -88,7 +90,8 @@ def run_dprp_experiment(datasets, # names for `load_dataset`, or Dataset objects
     competitors = competitors or {}
     dss = [load_dataset(d, data_dir=data_dir) if isinstance(d, str) else d for d in datasets]
     rows = []
-    with tqdm(total=len(dss) * n_runs * len(configs), disable=None if progress is None else not progress, desc='DPRP TSTR') as bar:
+    with tqdm(total=len(dss) * n_runs * len(configs), disable=None if progress is None else not progress,
+              desc='DPRP TSTR') as bar:
         for ds in dss:
             rng_ds = _dataset_rng(rng, ds.name)
             classes = documented_classes(ds)
@@ -100,7 +103,8 @@ def run_dprp_experiment(datasets, # names for `load_dataset`, or Dataset objects
                     with warnings.catch_warnings():
                         warnings.simplefilter('ignore')
                         row = dprp_tstr(Xtr, ytr, Xte, yte, classes, model=model, rng=rng_ds, **cfg)
-                        if reference and pre not in refs:      # not private: the real training rows, mapped with their own range
+                        if reference and pre not in refs:      # not private: the real training rows, mapped
+                                                               # with their own range
                             b = (Xtr.min().to_numpy(float), Xtr.max().to_numpy(float) + 1e-12) if pre == 'bounds' else None
                             t = DPRP(1.0, k1=2, k2=1, preprocess=pre, bounds=b).transform
                             refs[pre] = tstr(t(Xtr), ytr, t(Xte), yte, model=model, rng=rng_ds)
@@ -129,7 +133,9 @@ def wide_table2(ours2, paper2=None):
     "One row per (dataset, epsilon): our DPRP / competitors / reference beside the paper's DPRP, DPGAN and no-privacy numbers."
     w = ours2.pivot_table(index=['dataset', 'epsilon'], columns='method', values=['accuracy', 'auprc'])
     w.columns = [f'{m}_{v}' for v, m in w.columns]
-    ref = ours2[ours2.method == 'DPRP'].set_index(['dataset', 'epsilon'])[[c for c in ('runs', 'ref_accuracy', 'ref_auprc') if c in ours2]]
+    ref = ours2[ours2.method == 'DPRP'].set_index(['dataset', 'epsilon'])[[c
+                                                                           for c in ('runs', 'ref_accuracy',
+                                                                                     'ref_auprc') if c in ours2]]
     out = w.join(ref)
     if paper2 is not None:
         pp = paper2.pivot_table(index=['dataset', 'epsilon'], columns='method', values=['accuracy', 'auprc'])
@@ -164,7 +170,8 @@ def plot_table2(table2):
 def beside_table3(ours3, paper3=None):
     "Our Table 3 (accuracy and AUPRC per k2 fraction) beside the paper's, when available."
     if paper3 is None: return ours3.assign(paper_accuracy=np.nan, paper_auprc=np.nan)
-    return ours3.merge(paper3[['dataset', 'k2_frac', 'accuracy', 'auprc']].rename(columns={'accuracy': 'paper_accuracy', 'auprc': 'paper_auprc'}),
+    return ours3.merge(paper3[['dataset', 'k2_frac', 'accuracy', 'auprc']].rename(columns={'accuracy': 'paper_accuracy',
+                                                                                           'auprc': 'paper_auprc'}),
                        on=['dataset', 'k2_frac'], how='left')
 
 # %% ../nbs/73_reproduce_dprp.ipynb #c7a9d211
@@ -183,6 +190,7 @@ def plot_table3(table3, ax=None):
     ax.set(xlabel='k₂ / d', ylabel='TSTR accuracy', title='Table 3 (ε = 4)'); ax.legend(fontsize=7)
     return fig
 
+# %% ../nbs/73_reproduce_dprp.ipynb #059b624c
 def plot_split(ours_split, ax=None):
     "TSTR accuracy against the share b1 of epsilon spent on P', per data set."
     import matplotlib.pyplot as plt
@@ -191,37 +199,53 @@ def plot_split(ours_split, ax=None):
     for i, ds in enumerate(ours_split.dataset.unique()):
         t = ours_split.assign(b1=b1)[ours_split.dataset == ds].sort_values('b1')
         ax.plot(t.b1, t.accuracy, 'o-', c=f'C{i}', ms=3, label=ds)
-    ax.set(xlabel='b₁ (share of ε for P′)', ylabel='TSTR accuracy', title='§4.8 budget split (ε = 4)'); ax.legend(fontsize=7)
+    ax.set(xlabel='b₁ (share of ε for P′)', ylabel='TSTR accuracy', title='§4.8 budget split (ε = 4)')
+    ax.legend(fontsize=7)
     return fig
 
 # %% ../nbs/73_reproduce_dprp.ipynb #4bae1b0e
 def _with_runs(summary, runs):
     return summary, {'runs': runs}
 
-def _run_table2(seed, progress, datasets=('wdbc', 'indian_liver', 'dermatology', 'cervical_cancer'), epsilons=(8, 6, 4, 2, 1), n_runs=50):
+# %% ../nbs/73_reproduce_dprp.ipynb #78dfba49
+def _run_table2(seed, progress, datasets=('wdbc', 'indian_liver', 'dermatology', 'cervical_cancer'),
+                epsilons=(8, 6, 4, 2, 1), n_runs=50):
     dss = [d for d in datasets if data_available(d)]
-    runs = run_dprp_experiment(dss, _configs(epsilons), n_runs=n_runs, competitors=gauss_competitors(), rng=seed, progress=progress)
+    runs = run_dprp_experiment(dss, _configs(epsilons), n_runs=n_runs, competitors=gauss_competitors(),
+                               rng=seed, progress=progress)
     return _with_runs(summarise(runs), runs)
 
-def _run_table3(seed, progress, datasets=('wdbc', 'indian_liver', 'dermatology', 'cervical_cancer'), k2=(0.4, 0.6, 0.8, 1.0), n_runs=50):
+# %% ../nbs/73_reproduce_dprp.ipynb #2f5ff6f3
+def _run_table3(seed, progress, datasets=('wdbc', 'indian_liver', 'dermatology', 'cervical_cancer'),
+                k2=(0.4, 0.6, 0.8, 1.0), n_runs=50):
     dss = [d for d in datasets if data_available(d)]
-    runs = run_dprp_experiment(dss, [dict(epsilon=4.0, k2=f) for f in k2], n_runs=n_runs, reference=False, rng=seed, progress=progress)
+    runs = run_dprp_experiment(dss, [dict(epsilon=4.0, k2=f) for f in k2], n_runs=n_runs, reference=False,
+                               rng=seed, progress=progress)
     return _with_runs(summarise(runs, ('dataset', 'k2_frac')), runs)
 
-def _run_split(seed, progress, datasets=('wdbc', 'indian_liver', 'dermatology', 'cervical_cancer'), splits=tuple(SPLITS), n_runs=50):
+# %% ../nbs/73_reproduce_dprp.ipynb #4a9dc4b1
+def _run_split(seed, progress, datasets=('wdbc', 'indian_liver', 'dermatology', 'cervical_cancer'),
+               splits=tuple(SPLITS), n_runs=50):
     dss = [d for d in datasets if data_available(d)]
-    runs = run_dprp_experiment(dss, [dict(epsilon=4.0, split=s) for s in splits], n_runs=n_runs, reference=False, rng=seed, progress=progress)
+    runs = run_dprp_experiment(dss, [dict(epsilon=4.0, split=s) for s in splits], n_runs=n_runs,
+                               reference=False, rng=seed, progress=progress)
     return _with_runs(summarise(runs, ('dataset', 'split')), runs)
 
+# %% ../nbs/73_reproduce_dprp.ipynb #157ef29c
 _PAPER = 'Gondara & Wang (2020)'
-register(Experiment('dprp-table2', _PAPER, 'Table 2', 'TSTR accuracy and AUPRC of DPRP, RON-Gauss and PCA-Gauss across epsilon, beside the paper',
+register(Experiment('dprp-table2', _PAPER, 'Table 2',
+                    'TSTR accuracy and AUPRC of DPRP, RON-Gauss and PCA-Gauss across epsilon, beside the paper',
                     _run_table2, small=dict(epsilons=(8, 1), n_runs=1),
                     full=dict(n_runs=50), cost=('~20 s', '~45 min'),
                     plot=lambda t, **_: plot_table2(wide_table2(t, paper_table('dprp_table2'))), page='reproduce_dprp'))
-register(Experiment('dprp-table3', _PAPER, 'Table 3', 'TSTR accuracy against the number k2 of kept eigenvectors (eps = 4)',
+register(Experiment('dprp-table3', _PAPER, 'Table 3',
+                    'TSTR accuracy against the number k2 of kept eigenvectors (eps = 4)',
                     _run_table3, small=dict(datasets=('wdbc',), k2=(0.4, 1.0), n_runs=1), full=dict(n_runs=50),
-                    cost=('~2 s', '~15 min'), plot=lambda t, **_: plot_table3(beside_table3(t, paper_table('dprp_table3'))),
+                    cost=('~2 s', '~15 min'), plot=lambda t,
+                    **_: plot_table3(beside_table3(t, paper_table('dprp_table3'))),
                     page='reproduce_dprp'))
-register(Experiment('dprp-split', _PAPER, 'Section 4.8', 'TSTR accuracy against the budget split between P\' and the covariance (eps = 4)',
-                    _run_split, small=dict(datasets=('wdbc',), splits=(SPLITS[0], SPLITS[-1]), n_runs=1), full=dict(n_runs=50),
+register(Experiment('dprp-split', _PAPER, 'Section 4.8',
+                    'TSTR accuracy against the budget split between P\' and the covariance (eps = 4)',
+                    _run_split, small=dict(datasets=('wdbc',), splits=(SPLITS[0], SPLITS[-1]), n_runs=1),
+                    full=dict(n_runs=50),
                     cost=('~4 s', '~30 min'), plot=lambda t, **_: plot_split(t), page='reproduce_dprp'));

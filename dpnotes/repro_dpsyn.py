@@ -27,13 +27,17 @@ EPSILONS = (0.8, 1.2, 1.6, 2.4, 3.2)
 DPSYN_EXPERIMENT_KW = dict(delta=1e-5, latent_dim=4, hidden=(16,), noise_multiplier='auto', batch_size=64, clip=0.1,
                            max_steps=300, lr=0.01, n_components=3, em_iters=10)
 
+# %% ../nbs/74_reproduce_dpsyn.ipynb #39db65a7
 def _split(X, y, test_size, seed):
     from sklearn.model_selection import train_test_split
     return train_test_split(X, y, test_size=test_size, stratify=y, random_state=seed)
 
+# %% ../nbs/74_reproduce_dpsyn.ipynb #08fa0859
 def _gauss_models():
-    return {'RON-Gauss': lambda p, e, r, cl: RONGauss(p, epsilon=e, task='classification', output='original', classes=cl, rng=r),
-            'PCA-Gauss': lambda p, e, r, cl: PCAGauss(p, epsilon=e, task='classification', output='original', pca='lap', classes=cl, rng=r)}
+    return {'RON-Gauss': lambda p, e, r,
+            cl: RONGauss(p, epsilon=e, task='classification', output='original', classes=cl, rng=r),
+            'PCA-Gauss': lambda p, e, r,
+            cl: PCAGauss(p, epsilon=e, task='classification', output='original', pca='lap', classes=cl, rng=r)}
 
 # %% ../nbs/74_reproduce_dpsyn.ipynb #f21a6d99
 def _dpsyn_job(m, e, split, seed, classes, kw, gm, p, max_marginals) -> dict:
@@ -55,14 +59,17 @@ def _dpsyn_job(m, e, split, seed, classes, kw, gm, p, max_marginals) -> dict:
             S, ys = np.asarray(S, float), np.asarray(ys)
             rec.update(svm_error=svm_misclassification(S, ys, Rte, yte, rng=seed),
                        tvd2=marginal_tvd(Rtr, S, k=2, max_marginals=max_marginals, rng=seed),
-                       tvd3=marginal_tvd(Rtr, S, k=3, max_marginals=max_marginals, rng=seed) if Xtr.shape[1] >= 3 else np.nan,
+                       tvd3=marginal_tvd(Rtr, S, k=3, max_marginals=max_marginals, rng=seed) if Xtr.shape[1]
+                       >= 3 else np.nan,
                        agreement=svm_agreement_rate(S, ys, Rtr, ytr, Rte, rng=seed))
-    except ValueError as err:                           # e.g. a budget too small for one DP-SGD step: recorded, not hidden
+    except ValueError as err:                           # e.g. a budget too small for one DP-SGD step:
+                                                        # recorded, not hidden
         rec.update(error=str(err)[:200])
     return rec
 
 # %% ../nbs/74_reproduce_dpsyn.ipynb #e35e0d48
-def dpsyn_experiment(name:str, epsilons=EPSILONS, n_repeats:int=1, methods=('DP-SYN', 'RON-Gauss', 'PCA-Gauss', 'non-private'),
+def dpsyn_experiment(name:str, epsilons=EPSILONS, n_repeats:int=1,
+                     methods=('DP-SYN', 'RON-Gauss', 'PCA-Gauss', 'non-private'),
                      max_rows:int=None, test_size:float=0.3, dpsyn_kw:dict=None, max_marginals:int=100, rng=None,
                      progress:bool=None, data=None) -> pd.DataFrame:
     """Fig. 3–5 metrics for one data set: one row per (method, epsilon, repeat). Labels: the data set's documented label list;
@@ -79,7 +86,8 @@ def dpsyn_experiment(name:str, epsilons=EPSILONS, n_repeats:int=1, methods=('DP-
     gm = _gauss_models()
     p = max(1, math.ceil(X.shape[1] / 2))
     rows = []
-    jobs = [(r, e, m) for r in range(n_repeats) for m in methods for e in (epsilons if m != 'non-private' else [np.nan])]
+    jobs = [(r, e, m) for r in range(n_repeats) for m in methods
+            for e in (epsilons if m != 'non-private' else [np.nan])]
     splits = {}
     for r, e, m in tqdm(jobs, desc=name, disable=(not progress) if progress is not None else None, leave=False):
         if r not in splits: splits[r] = _split(X, y, test_size, int(rng.integers(2**31 - 1)))
@@ -99,7 +107,9 @@ def plot_fig345(res:pd.DataFrame, datasets=None):
     metrics = [('svm_error', 'SVM misclassification'), ('tvd2', '2-way marginal TVD'), ('tvd3', '3-way marginal TVD'),
                ('agreement', 'SVM agreement rate')]
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(2 * len(datasets), 2, figsize=(6.8, 5.2 * len(datasets)), squeeze=False)   # 2 x 2 panels per data set
+    # 2 x 2 panels per data
+    # set
+    fig, axes = plt.subplots(2 * len(datasets), 2, figsize=(6.8, 5.2 * len(datasets)), squeeze=False)
     for i, ds in enumerate(datasets):
         sub = res[res['dataset'] == ds]
         for j, (col, title) in enumerate(metrics):
@@ -116,14 +126,17 @@ def plot_fig345(res:pd.DataFrame, datasets=None):
     return fig
 
 # %% ../nbs/74_reproduce_dpsyn.ipynb #f75ba7cd
-def _run_fig345(seed, progress, datasets=('mammographic_mass', 'spambase', 'digits', 'lifesci', 'adult'), epsilons=EPSILONS, n_repeats=3,
+def _run_fig345(seed, progress, datasets=('mammographic_mass', 'spambase', 'digits', 'lifesci', 'adult'),
+                epsilons=EPSILONS, n_repeats=3,
                 max_rows=None):
     rng = np.random.default_rng(seed)
-    frames = [dpsyn_experiment(name, epsilons=tuple(epsilons), n_repeats=n_repeats, max_rows=max_rows, rng=rng, progress=progress)
+    frames = [dpsyn_experiment(name, epsilons=tuple(epsilons), n_repeats=n_repeats, max_rows=max_rows,
+                               rng=rng, progress=progress)
               for name in tqdm(datasets, desc='data sets', disable=not progress) if data_available(name)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 register(Experiment('dpsyn-fig345', 'Abay et al. (2018)', 'Figures 3-5',
-                    'SVM misclassification, 2/3-way marginal TVD and SVM agreement of DP-SYN, RON-Gauss, PCA-Gauss across epsilon',
+                    'SVM misclassification, 2/3-way marginal TVD and SVM agreement of DP-SYN, RON-Gauss, '
+                    'PCA-Gauss across epsilon',
                     _run_fig345, small=dict(datasets=('mammographic_mass',), n_repeats=1),
                     full=dict(n_repeats=3), cost=('~20 s', '~50 min'), plot=plot_fig345, page='reproduce_dpsyn'));

@@ -47,7 +47,7 @@ def _spam_classes() -> tuple:
     "The documented label list of Spambase (public): (0, 1). Read on first use, not at import."
     return tuple(documented_classes(load_dataset('spambase')))
 
-
+# %% ../nbs/72_reproduce_gauss.ipynb #e5a5fb40
 def _methods(task, d, eps, X_pub):
     "(name, dim, estimator factory) for every method of the comparison; `d` = the dimension."
     kw = dict(epsilon=eps, task=task, **(dict(classes=list(_spam_classes())) if task == 'classification' else {}))
@@ -97,10 +97,11 @@ def _score(task, est, Xtr, ytr, Xte, yte, n_syn, seed):
 def run_experiment(task, dims, reps=1, n_train=4000, n_syn=1500, eps=1.0, seed=0, progress=False):
     """Long table: task, method, dim, rep, value (S.C., accuracy % or RMSE). `seed` fixes the splits and every release: a fixed seed
     is for tests and teaching; the stored runs name theirs."""
-    from threadpoolctl import threadpool_limits   # one BLAS/OpenMP thread: on a shared 2-core machine ~20x faster for k-means/KRR
+    from threadpoolctl import threadpool_limits   # one BLAS/OpenMP thread: on a shared 2-core machine ~20x
+                                                  # faster for k-means/KRR
     with threadpool_limits(1): return _run_experiment(task, dims, reps, n_train, n_syn, eps, seed, progress)
 
-
+# %% ../nbs/72_reproduce_gauss.ipynb #1803e6c0
 def _run_experiment(task, dims, reps, n_train, n_syn, eps, seed, progress):
     from sklearn.kernel_ridge import KernelRidge
     rows = []
@@ -112,17 +113,21 @@ def _run_experiment(task, dims, reps, n_train, n_syn, eps, seed, progress):
             real = 100 * tstr(Xtr, ytr, Xte, yte, model='rbf_svm', rng=s)['accuracy']
         else:
             sub = slice(0, n_syn)
-            real = float(np.sqrt(np.mean((KernelRidge(kernel='rbf', alpha=1.0).fit(Xtr[sub], ytr[sub]).predict(Xte) - yte) ** 2)))
+            real = float(np.sqrt(np.mean((KernelRidge(kernel='rbf', alpha=1.0).fit(Xtr[sub], ytr[sub]).predict(Xte)
+                                          - yte) ** 2)))
             rows.append(dict(task=task, method='random guess U(-1,1)', dim=0, rep=rep,
-                             value=float(np.sqrt(np.mean((np.random.default_rng(s).uniform(-1, 1, len(yte)) - yte) ** 2)))))
+                             value=float(np.sqrt(np.mean((np.random.default_rng(s).uniform(-1, 1, len(yte))
+                                                          - yte) ** 2)))))
         rows.append(dict(task=task, method='Real data', dim=Xtr.shape[1], rep=rep, value=real))
-        ms = ModipsGauss(epsilon=eps, task=task, rng=s, **(dict(classes=list(_spam_classes())) if task == 'classification' else {})).fit(Xtr, ytr)
+        ms = ModipsGauss(epsilon=eps, task=task, rng=s,
+                         **(dict(classes=list(_spam_classes())) if task == 'classification' else {})).fit(Xtr, ytr)
         rows.append(dict(task=task, method='Liu (MODIPS-style, no DR)', dim=Xtr.shape[1], rep=rep,
                          value=_score(task, ms, Xtr, ytr, Xte, yte, n_syn, s)))
         for d in dims:
             for name, make, kw in _methods(task, d, eps, Xpub):
                 est = make(s + d).fit(Xtr, ytr, **kw)
-                rows.append(dict(task=task, method=name, dim=d, rep=rep, value=_score(task, est, Xtr, ytr, Xte, yte, n_syn, s)))
+                rows.append(dict(task=task, method=name, dim=d, rep=rep,
+                                 value=_score(task, est, Xtr, ytr, Xte, yte, n_syn, s)))
     return pd.DataFrame(rows)
 
 # %% ../nbs/72_reproduce_gauss.ipynb #fd692ad7
@@ -130,15 +135,18 @@ def summarise_best(df, lower_is_better=False):
     "Per method: the best dimension by mean value, with mean and 95% CI half-width (t-free normal approx; 0 for 1 repeat)."
     agg = df.groupby(['task', 'method', 'dim']).value.agg(['mean', 'std', 'count']).reset_index()
     agg['ci95'] = 1.96 * agg['std'].fillna(0) / np.sqrt(agg['count'])
-    pick = agg.loc[agg.groupby('method')['mean'].idxmin() if lower_is_better else agg.groupby('method')['mean'].idxmax()]
+    pick = agg.loc[agg.groupby('method')['mean'].idxmin() if lower_is_better
+                   else agg.groupby('method')['mean'].idxmax()]
     return pick.drop(columns='std').sort_values('mean', ascending=lower_is_better).reset_index(drop=True)
 
 # %% ../nbs/72_reproduce_gauss.ipynb #20d9bbe9
-def dim_sweep(dims=(1, 2, 4, 8, 16, 32, 64), epsilons=(0.5, 1.0, 2.0), reps=1, n_train=3000, n_syn=1000, seed=0, progress=False):
+def dim_sweep(dims=(1, 2, 4, 8, 16, 32, 64), epsilons=(0.5, 1.0, 2.0), reps=1, n_train=3000, n_syn=1000,
+              seed=0, progress=False):
     "RON-Gauss regression RMSE on Adult (age) for every (epsilon, p): long table epsilon, dim, rep, rmse. A fixed `seed` is for tests and teaching."
     from threadpoolctl import threadpool_limits
     with threadpool_limits(1): return _dim_sweep(dims, epsilons, reps, n_train, n_syn, seed, progress)
 
+# %% ../nbs/72_reproduce_gauss.ipynb #bdf705ac
 def _dim_sweep(dims, epsilons, reps, n_train, n_syn, seed, progress=False):
     rows = []
     for rep in tqdm(range(reps), disable=not progress, desc='dimension sweep'):
@@ -146,7 +154,8 @@ def _dim_sweep(dims, epsilons, reps, n_train, n_syn, seed, progress=False):
         for e in epsilons:
             for d in dims:
                 est = RONGauss(d, epsilon=e, task='regression', rng=seed + 100 * rep + d).fit(Xtr, ytr)
-                rows.append(dict(epsilon=e, dim=d, rep=rep, rmse=_score('regression', est, Xtr, ytr, Xte, yte, n_syn, seed + rep)))
+                rows.append(dict(epsilon=e, dim=d, rep=rep,
+                                 rmse=_score('regression', est, Xtr, ytr, Xte, yte, n_syn, seed + rep)))
     return pd.DataFrame(rows)
 
 # %% ../nbs/72_reproduce_gauss.ipynb #647d72e4
@@ -160,7 +169,8 @@ def plot_sweep(sw, ax=None):
     ax.set_title('RON-Gauss regression on Adult: effect of p'); return ax
 
 # %% ../nbs/72_reproduce_gauss.ipynb #30a0ddde
-def renorm_sweep(epsilons=(1.0, 10.0, 100.0, 1e4), dims=(5, 10), reps=2, n_train=3000, n_syn=1500, seed=0, progress=False):
+def renorm_sweep(epsilons=(1.0, 10.0, 100.0, 1e4), dims=(5, 10), reps=2, n_train=3000, n_syn=1500, seed=0,
+                 progress=False):
     "Long table: epsilon, dim, variant, rep, accuracy (%); plus the majority rate of each repeat's test set. A fixed `seed` is for tests and teaching."
     from threadpoolctl import threadpool_limits
     with threadpool_limits(1):
@@ -170,9 +180,12 @@ def renorm_sweep(epsilons=(1.0, 10.0, 100.0, 1e4), dims=(5, 10), reps=2, n_train
             for e in epsilons:
                 for d in dims:
                     for ren in (False, True):
-                        est = RONGauss(d, epsilon=e, task='classification', classes=list(_spam_classes()), class_renormalize=ren, rng=seed + 100 * rep + d).fit(Xtr, ytr)
-                        rows.append(dict(epsilon=e, dim=d, variant='paper (re-normalised)' if ren else 'default (scale-consistent)',
-                                         rep=rep, accuracy=_score('classification', est, Xtr, ytr, Xte, yte, n_syn, seed + rep),
+                        est = RONGauss(d, epsilon=e, task='classification', classes=list(_spam_classes()),
+                                       class_renormalize=ren, rng=seed + 100 * rep + d).fit(Xtr, ytr)
+                        rows.append(dict(epsilon=e, dim=d,
+                                         variant='paper (re-normalised)' if ren else 'default (scale-consistent)',
+                                         rep=rep,
+                                         accuracy=_score('classification', est, Xtr, ytr, Xte, yte, n_syn, seed + rep),
                                          majority=100 * max(np.mean(yte == c) for c in np.unique(yte))))
     return pd.DataFrame(rows)
 
@@ -190,9 +203,11 @@ def plot_renorm(rs):
     return fig
 
 # %% ../nbs/72_reproduce_gauss.ipynb #0e4bb30d
-_ALIAS = {'Li et al. (Bernoulli)': 'Li et al.', 'Jiang et al. (Pub-PCA)': 'Jiang et al.', 'Liu (MODIPS-style, no DR)': 'Liu',
+_ALIAS = {'Li et al. (Bernoulli)': 'Li et al.', 'Jiang et al. (Pub-PCA)': 'Jiang et al.',
+          'Liu (MODIPS-style, no DR)': 'Liu',
           'random guess U(-1,1)': 'random guess'}
 
+# %% ../nbs/72_reproduce_gauss.ipynb #e2d4f1e5
 def side_by_side(name, ours_df, lower=False):
     "Our best dimension per method with its gap to the real data, beside the published table for the task `name` (when available)."
     paper = paper_table('gauss_ron_tables')
@@ -202,7 +217,9 @@ def side_by_side(name, ours_df, lower=False):
     s['gap_vs_real'] = (s['mean'] - real).abs() / abs(real)
     out = s[['method', 'dim', 'mean', 'ci95', 'gap_vs_real', 'paper_method']]
     if paper is not None:
-        pp = paper[paper.task == name][['method', 'value', 'ci95']].rename(columns={'method': 'paper_method', 'value': 'paper', 'ci95': 'paper_ci95'})
+        pp = paper[paper.task == name][['method', 'value', 'ci95']].rename(columns={'method': 'paper_method',
+                                                                                    'value': 'paper',
+                                                                                    'ci95': 'paper_ci95'})
         preal = pp.loc[pp.paper_method == 'Real data', 'paper'].iloc[0]
         pp['paper_gap_vs_real'] = (pp.paper - preal).abs() / abs(preal)
         out = out.merge(pp, on='paper_method', how='outer')
@@ -214,24 +231,39 @@ def _runner(task):
     def run(seed, progress, **kw): return run_experiment(task, seed=seed, progress=progress, **kw)
     return run
 
+# %% ../nbs/72_reproduce_gauss.ipynb #3eeaae01
 def _run_dim_sweep(seed, progress, **kw): return dim_sweep(seed=seed, progress=progress, **kw)
+
+# %% ../nbs/72_reproduce_gauss.ipynb #2e00689f
 def _run_renorm(seed, progress, **kw): return renorm_sweep(seed=seed, progress=progress, **kw)
+
+# %% ../nbs/72_reproduce_gauss.ipynb #17e8ba7a
 def _plot_sweep_fig(t):
     ax = plot_sweep(t); ax.figure.tight_layout(); return ax.figure
 
+# %% ../nbs/72_reproduce_gauss.ipynb #92c8b9d9
 _PAPER = 'Chanyaswad, Liu & Mittal (2019)'
-register(Experiment('gauss-clustering', _PAPER, 'Table 3', 'silhouette of k-means on RON-Gauss, PCA-Gauss and baseline releases of digits (eps = 1)',
+register(Experiment('gauss-clustering', _PAPER, 'Table 3',
+                    'silhouette of k-means on RON-Gauss, PCA-Gauss and baseline releases of digits (eps = 1)',
                     _runner('unsupervised'), small=dict(dims=(5, 10), n_train=1500, n_syn=1000),
-                    full=dict(dims=(2, 5, 10, 20, 40), reps=10, n_train=10_000, n_syn=1500), cost=('~3 s', '~2 min'), page='reproduce_gauss'))
-register(Experiment('gauss-classification', _PAPER, 'Table 4', 'TSTR accuracy (RBF SVM) of the releases of Spambase (eps = 1)',
+                    full=dict(dims=(2, 5, 10, 20, 40), reps=10, n_train=10_000, n_syn=1500),
+                    cost=('~3 s', '~2 min'), page='reproduce_gauss'))
+register(Experiment('gauss-classification', _PAPER, 'Table 4',
+                    'TSTR accuracy (RBF SVM) of the releases of Spambase (eps = 1)',
                     _runner('classification'), small=dict(dims=(5, 10), n_train=3000, n_syn=1500),
-                    full=dict(dims=(2, 5, 10, 20, 40), reps=10, n_train=10_000, n_syn=2000), cost=('~3 s', '~3 min'), page='reproduce_gauss'))
-register(Experiment('gauss-regression', _PAPER, 'Table 5', 'kernel ridge RMSE for age on the releases of Adult (eps = 1)',
+                    full=dict(dims=(2, 5, 10, 20, 40), reps=10, n_train=10_000, n_syn=2000),
+                    cost=('~3 s', '~3 min'), page='reproduce_gauss'))
+register(Experiment('gauss-regression', _PAPER, 'Table 5',
+                    'kernel ridge RMSE for age on the releases of Adult (eps = 1)',
                     _runner('regression'), small=dict(dims=(4, 10), n_train=3000, n_syn=1000),
-                    full=dict(dims=(2, 4, 8, 16, 32, 64), reps=10, n_train=50_000, n_syn=2000), cost=('~3 s', '~4 min'), page='reproduce_gauss'))
-register(Experiment('gauss-dim-sweep', _PAPER, 'Figure 1', 'RON-Gauss regression RMSE against the dimension p at several eps (Adult)',
+                    full=dict(dims=(2, 4, 8, 16, 32, 64), reps=10, n_train=50_000, n_syn=2000),
+                    cost=('~3 s', '~4 min'), page='reproduce_gauss'))
+register(Experiment('gauss-dim-sweep', _PAPER, 'Figure 1',
+                    'RON-Gauss regression RMSE against the dimension p at several eps (Adult)',
                     _run_dim_sweep, small=dict(dims=(2, 8, 32), epsilons=(1.0,), n_train=2000),
-                    full=dict(reps=5, n_train=50_000, n_syn=2000), cost=('~4 s', '~2 min'), plot=_plot_sweep_fig, page='reproduce_gauss'))
-register(Experiment('gauss-alg5', _PAPER, 'Algorithm 5', 'published (re-normalised) vs scale-consistent class model: TSTR accuracy across eps (Spambase)',
+                    full=dict(reps=5, n_train=50_000, n_syn=2000), cost=('~4 s', '~2 min'),
+                    plot=_plot_sweep_fig, page='reproduce_gauss'))
+register(Experiment('gauss-alg5', _PAPER, 'Algorithm 5',
+                    'published (re-normalised) vs scale-consistent class model: TSTR accuracy across eps (Spambase)',
                     _run_renorm, small=dict(epsilons=(1.0, 100.0), dims=(5,), reps=1),
                     full=dict(reps=10), cost=('~2 s', '~1 min'), plot=plot_renorm, page='reproduce_gauss'));

@@ -48,6 +48,7 @@ MECHANISMS = {'none': None,
               'row': dict(variant='row', published=True),
               'row, ours (delta=1e-5)': dict(variant='row', delta=1e-5)}
 
+# %% ../nbs/71_reproduce_jl.ipynb #2d5df1a3
 def table1(n=400, reps=2, settings=((3, 2), (10, 3), (50, 10), (100, 20)), epsilon=4.0,
            rng=None, # None (fresh entropy) | int seed (tests, teaching) | Generator
            progress=None):
@@ -59,7 +60,8 @@ def table1(n=400, reps=2, settings=((3, 2), (10, 3), (50, 10), (100, 20)), epsil
             for name, kw in MECHANISMS.items():
                 F = X if kw is None else jl_laplace_release(X, k_, epsilon, enforce='none', rng=rng, **kw)
                 rows.append(dict(mechanism=name, d=d_, k=k_, rep=r, accuracy=kmeans_accuracy(F, y, rng)))
-    return pd.DataFrame(rows).groupby(['mechanism', 'd', 'k'], sort=False).accuracy.agg(['mean', 'std', 'count']).reset_index()
+    return pd.DataFrame(rows).groupby(['mechanism', 'd', 'k'], sort=False).accuracy.agg(['mean', 'std',
+                                                                                         'count']).reset_index()
 
 # %% ../nbs/71_reproduce_jl.ipynb #ac6a5f62
 def beside_paper(ours: pd.DataFrame) -> pd.DataFrame:
@@ -82,14 +84,17 @@ def bayes_ceiling(d, k, b, n_draws=400,
         acc.append(stats.norm.cdf(np.sqrt(u @ np.linalg.solve(P.T @ P + 2 * b**2 * np.eye(k), u)) / 2))
     return float(np.mean(acc))
 
+# %% ../nbs/71_reproduce_jl.ipynb #2eafe0bb
 def ceiling_table(settings=((3, 2), (10, 3), (50, 10), (100, 20)), epsilon=4.0, n_draws=400, rng=0) -> pd.DataFrame:
     "Bayes ceilings of every private variant of Table 1 and of the noise-free projection, one row per mechanism."
     rows = []
     for d_, k_ in settings:
         for name, kw in MECHANISMS.items():
             if kw is not None:
-                rows.append(dict(mechanism=name, d=d_, k=k_, ceiling=bayes_ceiling(d_, k_, jl_laplace_scale(k_, epsilon, **kw), n_draws, rng)))
-        rows.append(dict(mechanism='projection only (b=0)', d=d_, k=k_, ceiling=bayes_ceiling(d_, k_, 1e-9, n_draws, rng)))
+                rows.append(dict(mechanism=name, d=d_, k=k_,
+                                 ceiling=bayes_ceiling(d_, k_, jl_laplace_scale(k_, epsilon, **kw), n_draws, rng)))
+        rows.append(dict(mechanism='projection only (b=0)', d=d_, k=k_,
+                         ceiling=bayes_ceiling(d_, k_, 1e-9, n_draws, rng)))
     return pd.DataFrame(rows).pivot_table(index='mechanism', columns=['d', 'k'], values='ceiling', sort=False)
 
 # %% ../nbs/71_reproduce_jl.ipynb #8da3cc06
@@ -111,7 +116,8 @@ def figure3(n_pairs=200, runs=200, k=2, d=3, epsilon=4.0,
     for variant in ('element', 'row'):
         b = jl_laplace_scale(k, epsilon, variant=variant, published=True)
         out = []
-        for i, j in tqdm(I, desc=f'Figure 3 ({variant})', disable=(not progress) if progress is not None else None, leave=False):
+        for i, j in tqdm(I, desc=f'Figure 3 ({variant})',
+                         disable=(not progress) if progress is not None else None, leave=False):
             a = X[i] - X[j]
             out.append(simulate_recovery(a, k, b, runs, rng) - a @ a)
         D = np.concatenate(out)
@@ -146,6 +152,7 @@ def figure4(ks=range(1, 101), epsilon=4.0, delta=1e-5) -> pd.DataFrame:
     out.index.name = 'k'
     return out
 
+# %% ../nbs/71_reproduce_jl.ipynb #f195be6b
 def plot_figure4(fig4: pd.DataFrame):
     "The curves of `figure4` (k on the index, one column per calibration)."
     import matplotlib.pyplot as plt
@@ -158,25 +165,33 @@ def plot_figure4(fig4: pd.DataFrame):
 def _run_table1(seed, progress, **kw):
     return table1(rng=seed, progress=progress, **kw)
 
+# %% ../nbs/71_reproduce_jl.ipynb #98d0c43e
 def _run_figure3(seed, progress, **kw):
     diffs, summary = figure3(rng=seed, progress=progress, **kw)
     return summary, {'diffs': diffs}
 
+# %% ../nbs/71_reproduce_jl.ipynb #6bc84333
 def _plot_figure3_table(summary, diffs):
     return plot_figure3(diffs)
 
+# %% ../nbs/71_reproduce_jl.ipynb #3e978591
 def _run_figure4(seed, progress, **kw):
     return figure4(**kw).reset_index()
 
+# %% ../nbs/71_reproduce_jl.ipynb #92dc8936
 def _plot_figure4_table(t):
     return plot_figure4(t.set_index('k'))
 
+# %% ../nbs/71_reproduce_jl.ipynb #26616935
 _PAPER = 'Dhaliwal et al. (2019)'
-register(Experiment('jl-table1', _PAPER, 'Table 1', 'k-means accuracy on two Gaussian blobs after the JL + Laplace release (eps = 4)',
+register(Experiment('jl-table1', _PAPER, 'Table 1',
+                    'k-means accuracy on two Gaussian blobs after the JL + Laplace release (eps = 4)',
                     _run_table1, small=dict(n=400, reps=2), full=dict(n=1000, reps=30), cost=('~1 s', '~1 min'),
                     page='reproduce_jl'))
-register(Experiment('jl-fig3', _PAPER, 'Figure 3', 'recovered minus true squared distances (Algorithm 2): mean and variance',
+register(Experiment('jl-fig3', _PAPER, 'Figure 3',
+                    'recovered minus true squared distances (Algorithm 2): mean and variance',
                     _run_figure3, small=dict(n_pairs=100, runs=100), full=dict(n_pairs=1000, runs=1000),
                     cost=('<1 s', '~1 min'), plot=_plot_figure3_table, page='reproduce_jl'))
-register(Experiment('jl-fig4', _PAPER, 'Figure 4', 'noise standard deviation against k for the paper\'s and our calibration',
+register(Experiment('jl-fig4', _PAPER, 'Figure 4',
+                    'noise standard deviation against k for the paper\'s and our calibration',
                     _run_figure4, small=dict(), full=dict(), cost=('<1 s', '<1 s'), plot=_plot_figure4_table, page='reproduce_jl'));

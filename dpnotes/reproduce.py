@@ -44,14 +44,17 @@ EXPERIMENT_MODULES = ('dpnotes.repro_jl', 'dpnotes.repro_gauss', 'dpnotes.repro_
 SIZES = ('small', 'full')
 _NAME = re.compile(r'[a-z0-9]+(?:-[a-z0-9]+)*')
 
+# %% ../nbs/70_reproduce.ipynb #951db304
 def register(exp: Experiment) -> Experiment:
     "Add `exp` to the registry (a name registered again is replaced) and return it."
     if not isinstance(exp, Experiment): raise TypeError(f"exp: an Experiment, got {type(exp).__name__}")
-    if not _NAME.fullmatch(exp.name): raise ValueError(f"name: lower-case words joined by '-', e.g. 'dprp-table2'; got {exp.name!r}")
+    if not _NAME.fullmatch(exp.name): raise ValueError("name: lower-case words joined by '-', e.g. "
+                                                       f"'dprp-table2'; got {exp.name!r}")
     if not callable(exp.run): raise TypeError(f"{exp.name}: run must be callable")
     if exp.plot is not None and not callable(exp.plot): raise TypeError(f"{exp.name}: plot must be callable or None")
     for s in SIZES:
-        if not isinstance(getattr(exp, s), dict): raise TypeError(f"{exp.name}: {s} must be a dict of keyword arguments")
+        if not isinstance(getattr(exp, s), dict): raise TypeError(f"{exp.name}: {s} must be a dict of "
+                                                                  "keyword arguments")
     REGISTRY[exp.name] = exp
     return exp
 
@@ -61,9 +64,11 @@ def _load_all() -> dict:
     for m in EXPERIMENT_MODULES:
         try: importlib.import_module(m)
         except ModuleNotFoundError as e:
-            if e.name != m: raise          # a missing dependency inside the module is an error; a module not built yet is skipped
+            if e.name != m: raise          # a missing dependency inside the module is an error; a module not
+                                           # built yet is skipped
     return REGISTRY
 
+# %% ../nbs/70_reproduce.ipynb #a9a2d8be
 def experiment_names() -> list:
     "The registered experiment names, sorted."
     return sorted(_load_all())
@@ -90,12 +95,14 @@ def data_root() -> Path | None:
     p = Path(dpnotes.__file__).resolve().parent.parent / 'data'
     return p if (p / 'paper').is_dir() else None
 
+# %% ../nbs/70_reproduce.ipynb #4231ca62
 def paper_table(name: str) -> pd.DataFrame | None:
     "A table of published numbers, `data/paper/<name>.csv`, or None when it is not available."
     root = data_root()
     f = None if root is None else root / 'paper' / f'{name}.csv'
     return pd.read_csv(f) if f is not None and f.exists() else None
 
+# %% ../nbs/70_reproduce.ipynb #253e8a64
 def results_path(name: str) -> Path | None:
     "Path of a stored result, `data/results/<name>.csv` (the file may not exist yet), or None without the repository."
     root = data_root()
@@ -105,6 +112,7 @@ def results_path(name: str) -> Path | None:
 RESULTS_ENV = 'DPNOTES_RESULTS'
 _SLOW_TMP: list = []   # the temporary folder of this process, made on first use
 
+# %% ../nbs/70_reproduce.ipynb #f75fe087
 def slow_results_dir() -> Path:
     """Folder where a notebook's `#| slow` cell writes its results: the folder named by env `DPNOTES_RESULTS` (`repo`: the
     repository's `data/results`), else a fresh temporary folder, made once per process and printed. Never the repository unasked."""
@@ -117,17 +125,20 @@ def slow_results_dir() -> Path:
     else:
         if not _SLOW_TMP:
             _SLOW_TMP.append(Path(tempfile.mkdtemp(prefix='dpnotes-results-')))
-            print(f"slow results go to {_SLOW_TMP[0]} (set {RESULTS_ENV}=repo to refresh the stored runs in data/results)")
+            print(f"slow results go to {_SLOW_TMP[0]} (set {RESULTS_ENV}=repo to refresh the stored runs in "
+                  "data/results)")
         p = _SLOW_TMP[0]
     p.mkdir(parents=True, exist_ok=True)
     return p
 
+# %% ../nbs/70_reproduce.ipynb #ad125c2a
 def slow_result_path(name: str) -> Path:
     "Where a `#| slow` cell writes the result `name`: `<slow_results_dir()>/<name>.csv`."
     return slow_results_dir() / f'{name}.csv'
 
 # %% ../nbs/70_reproduce.ipynb #660c52bf
-from .privacy import documented_classes  # one definition, in the primitives layer; re-exported for the reproductions
+from .privacy import documented_classes  # one definition, in the primitives layer; re-exported for the
+                                                # reproductions
 
 # %% ../nbs/70_reproduce.ipynb #f2fed1d1
 @dataclass
@@ -142,6 +153,7 @@ class Reproduction:
     extra: list
     seconds: float
 
+# %% ../nbs/70_reproduce.ipynb #3ae3f58b
 def _seed(rng) -> int:
     "An integer seed: the one given, or 63 bits of fresh entropy."
     if rng is None: return int(np.random.SeedSequence().entropy % (2**63))
@@ -166,7 +178,8 @@ def reproduce(name: str, # a registered name, see `experiments()`
     t0 = time.perf_counter()
     result = exp.run(seed=seed, progress=bool(progress), **getattr(exp, size))
     table, extras = result if isinstance(result, tuple) else (result, {})
-    if not isinstance(table, pd.DataFrame): raise TypeError(f"{name}: run returned {type(table).__name__}, not a DataFrame")
+    if not isinstance(table, pd.DataFrame): raise TypeError(f"{name}: run returned {type(table).__name__}, "
+                                                            "not a DataFrame")
     csv = out / f'{name}.csv'
     table.to_csv(csv, index=False)
     extra = []
