@@ -49,7 +49,6 @@ SPAMBASE_DOC_MAX = [4.54, 14.28, 5.1, 42.81, 10, 5.88, 7.27, 11.11, 5.26, 18.18,
                     7.14, 14.28, 3.57, 20, 21.42, 22.05, 2.17, 10, 4.385, 9.752,
                     4.081, 32.478, 6.003, 19.829, 1102.5, 9989, 15841]
 
-
 # %% ../nbs/80_benchmark.ipynb #179e516f
 _ONE_HOT = lambda c: '=' in c
 _DOMAIN = {   # data set -> list of (predicate on the column name, (lower, upper), reason)
@@ -102,7 +101,6 @@ def logreg_minimiser(R, s, lam:float) -> np.ndarray:
         return val, grad
     return minimize(f, np.zeros(R.shape[1]), jac=True, method='L-BFGS-B', options=dict(gtol=1e-12, ftol=1e-15, maxiter=10_000)).x
 
-
 # %% ../nbs/80_benchmark.ipynb #cb000010
 class DPLogReg:
     "Output-perturbation L2 logistic regression (one-vs-rest), (ε, δ)-DP through the exact zCDP conversion."
@@ -139,7 +137,6 @@ def fit(self:DPLogReg, X, y):
     self.coef_ = np.array(coefs)
     return self
 
-
 # %% ../nbs/80_benchmark.ipynb #cb000012
 @patch
 def predict_proba(self:DPLogReg, X) -> np.ndarray:
@@ -150,10 +147,9 @@ def predict_proba(self:DPLogReg, X) -> np.ndarray:
 @patch
 def predict(self:DPLogReg, X) -> np.ndarray: return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
-
 # %% ../nbs/80_benchmark.ipynb #befc29e4
 # κ of SuffStatGauss's clipping-radius rule used by the benchmark: chosen on tables that are NOT in the benchmark
-# (mammographic mass, digits, a synthetic two-class table; see "Choosing κ without the benchmark data" below)
+# (mammographic mass, digits, a synthetic two-class table; data/results/bench_kappa.csv, decision D1)
 BENCH_CLIP_FACTOR = 0.5
 
 def _make(cls, **kw):
@@ -253,7 +249,7 @@ def _m_copula(kind='doc', **opts):
         cols[lab] = dict(kind='categorical', categories=list(classes))
         df = Xa.copy(); df[lab] = np.asarray(ya)
         t0, c0 = time.perf_counter(), time.process_time()
-        kw = {'atoms': False, 'sums_share': 0.5, 'clip_factor': 0.5, **opts}   # `Copula` and its levers: the copula as measured before atoms and R4's dependence settings became the defaults
+        kw = {'atoms': False, 'sums_share': 0.5, 'clip_factor': 0.5, **opts}   # `Copula` and its levers: the copula's settings of its first runs (the shipped defaults: 'Copula (sums 0.9, κ 0.25, atoms threshold)')
         m = CopulaGauss(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler, complete=list(Xa.columns), **kw).fit(df)
         out = m.sample(len(Xa))
         fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
@@ -282,8 +278,8 @@ COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split
     'Copula (means eb)': _m_copula(mean_shrink='eb'), 'Copula (means soft)': _m_copula(mean_shrink='soft'),
     # states exactly on the public bounds for the binned columns (`atoms` in 26_copula)
     'Copula (atoms)': _m_copula(atoms=True), 'Copula (atoms threshold)': _m_copula(atoms='threshold'),
-    # rule R4 (26_copula, 'The class-signal candidate again, with atoms'): the class-signal candidate on top of the atoms default
-    'Copula (sums 0.9, κ 0.25, atoms threshold)': _m_copula(atoms='threshold', sums_share=0.9, clip_factor=0.25),   # the default since R4
+    # the class-signal candidate on top of the atoms default (decision D13): copula-gauss's shipped defaults
+    'Copula (sums 0.9, κ 0.25, atoms threshold)': _m_copula(atoms='threshold', sums_share=0.9, clip_factor=0.25),   # the shipped default
     'Copula (sums 0.9, κ 0.25, atoms threshold, pow10 bounds)': _m_copula('pow10', atoms='threshold', sums_share=0.9, clip_factor=0.25)}
 METHODS.update(COPULA_VARIANTS)
 
@@ -338,7 +334,6 @@ def paired_diff(a:pd.DataFrame, b:pd.DataFrame, metrics=('accuracy',), by:str='d
             row[f'd_{m}'], row[f'se_{m}'] = _mean_se(d); row[f'n_{m}'] = int(d.notna().sum())
         rows.append(row)
     return pd.DataFrame(rows, columns=[by, 'splits', 'repeats'] + [f'{x}_{m}' for m in metrics for x in ('d', 'se', 'n')])
-
 
 # %% ../nbs/80_benchmark.ipynb #cb000020
 FIDELITY = ['accuracy', 'fid_tvd_1way', 'fid_tvd_2way', 'fid_corr_diff', 'fid_on_bound', 'fid_on_bound_error']
@@ -410,7 +405,6 @@ def find_peers(root=None) -> dict:
         py = Path(root) / venv / 'bin' / 'python'
         if py.exists(): out[name] = str(py)
     return out
-
 
 # %% ../nbs/80_benchmark.ipynb #cb000015
 def _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta, integer=None) -> list:
@@ -616,7 +610,6 @@ def summarise(runs:pd.DataFrame, min_gap:float=0.02) -> pd.DataFrame:
     out['peer'] = out.method.isin(list(PEER_METHODS))
     return out
 
-
 # %% ../nbs/80_benchmark.ipynb #cf8088ff
 def plot_benchmark(summary:pd.DataFrame, path=None):
     "One panel per data set: accuracy against ε per method (same colour everywhere; peers dashed), with the majority rate and the non-private model as lines."
@@ -648,7 +641,6 @@ def plot_benchmark(summary:pd.DataFrame, path=None):
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     if path is not None: fig.savefig(path, dpi=120)
     return fig
-
 
 # %% ../nbs/80_benchmark.ipynb #6d672fb4
 def results_table(summary:pd.DataFrame, epsilons=(1, 8)) -> pd.DataFrame:
@@ -682,7 +674,6 @@ def results_table(summary:pd.DataFrame, epsilons=(1, 8)) -> pd.DataFrame:
     t = t.assign(_d=t.dataset.map(order), _k=t.kind.map({'reference': 0, 'dpnotes': 1, 'peer': 2}),
                  _a=np.where(t.kind == 'reference', (t.method == 'non-private').astype(float), -t[first].fillna(-1)))
     return t.sort_values(['_d', '_k', '_a']).drop(columns=['_d', '_k', '_a']).set_index(['dataset', 'kind', 'method'])
-
 
 # %% ../nbs/80_benchmark.ipynb #2b6d6d4a
 def paired_table(runs:pd.DataFrame, ours:str='SuffStatGauss', epsilon:float=1.0, others=None) -> pd.DataFrame:
