@@ -76,6 +76,7 @@ _DOMAIN = {   # data set -> list of (predicate on the column name, (lower, upper
                     (lambda c: c == 'cholesterol', (0, 15), 'mmol/L, generous')],
 }
 
+# %% ../nbs/80_benchmark.ipynb #ebb30b26
 def public_bounds(name:str, columns, kind:str='doc') -> tuple:
     "Public (lower, upper) per column for a benchmark data set; `kind` 'doc' (documented/domain) or 'pow10' (generous)."
     cols = list(columns)
