@@ -21,12 +21,11 @@ from .copula import CopulaGauss
 from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
 
 # %% auto #0
-__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'COPULA_VARIANTS', 'CALIBRATE_SHARE',
-           'CALIBRATION_VARIANTS', 'FIDELITY', 'MAX_BINS', 'PEER_METHODS', 'PEER_DECODE', 'PEER_METRICS', 'round_up',
-           'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'bench_schema', 'copula_kinds',
-           'paired_diff', 'lever_table', 'n_bins', 'discretise', 'undiscretise', 'peer_runner', 'find_peers',
-           'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table', 'paired_table',
-           'peer_fidelity_table']
+__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'FIDELITY', 'MAX_BINS', 'PEER_METHODS',
+           'PEER_DECODE', 'PEER_METRICS', 'round_up', 'public_bounds', 'logreg_minimiser', 'DPLogReg',
+           'marginal_distance', 'bench_schema', 'copula_kinds', 'paired_diff', 'lever_table', 'n_bins', 'discretise',
+           'undiscretise', 'peer_runner', 'find_peers', 'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark',
+           'results_table', 'paired_table', 'peer_fidelity_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
 # WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
@@ -76,7 +75,7 @@ _DOMAIN = {   # data set -> list of (predicate on the column name, (lower, upper
                     (lambda c: c == 'cholesterol', (0, 15), 'mmol/L, generous')],
 }
 
-# %% ../nbs/80_benchmark.ipynb #ebb30b26
+# %% ../nbs/80_benchmark.ipynb #d4ee80dc
 def public_bounds(name:str, columns, kind:str='doc') -> tuple:
     "Public (lower, upper) per column for a benchmark data set; `kind` 'doc' (documented/domain) or 'pow10' (generous)."
     cols = list(columns)
@@ -262,58 +261,11 @@ def _m_copula(kind='doc', **opts):
 METHODS = {'SuffStatGauss': _m_suffstat('doc', BENCH_CLIP_FACTOR),
            'SuffStatGauss (pow10 bounds)': _m_suffstat('pow10', BENCH_CLIP_FACTOR),
            'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr,
-           'Copula': _m_copula()}
-COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split 0.5, bins and integer states by `auto_bins`, scale ranges 0.1, shrink 'auto', κ 0.5, schema bounds)
-    'Copula (pooled)': _m_copula(dependence='pooled'), 'Copula (per-class)': _m_copula(dependence='per_class'),
-    'Copula (split 0.3)': _m_copula(split=0.3), 'Copula (split 0.7)': _m_copula(split=0.7),
-    'Copula (bins 20)': _m_copula(bins=20), 'Copula (bins 40)': _m_copula(bins=40, max_states=128),
-    'Copula (no shrink)': _m_copula(shrink=0.0), 'Copula (κ 1.0)': _m_copula(clip_factor=1.0),
-    'Copula (pow10 bounds)': _m_copula('pow10'), 'Copula (pow10 + ranges)': _m_copula('pow10', range_share=0.1, scale_share=0.0),
-    'Copula (two levels)': _m_copula(coarse='auto'), 'Copula (no scale)': _m_copula(scale_share=0.0),
-    'Copula (before)': _m_copula(bins=40, max_states=128, scale_share=0.0),   # the defaults before the bins rule and scale ranges
-    # the class-signal candidates of 26_copula (90 % of the dependence budget for the class sums): not adopted
-    'Copula (sums 0.9, κ 0.25)': _m_copula(sums_share=0.9, clip_factor=0.25), 'Copula (sums 0.9, κ 0.1)': _m_copula(sums_share=0.9, clip_factor=0.1),
-    'Copula (sums 0.9, κ 0.25, pow10 bounds)': _m_copula('pow10', sums_share=0.9, clip_factor=0.25),
-    'Copula (sums 0.9, κ auto)': _m_copula(sums_share=0.9, clip_factor='auto'),   # κ by `clip_rule`: post hoc, after spambase
-    # the class means denoised by post-processing (`denoise_means` in 26_copula; no privacy cost)
-    'Copula (means eb)': _m_copula(mean_shrink='eb'), 'Copula (means soft)': _m_copula(mean_shrink='soft'),
-    # states exactly on the public bounds for the binned columns (`atoms` in 26_copula)
-    'Copula (atoms)': _m_copula(atoms=True), 'Copula (atoms threshold)': _m_copula(atoms='threshold'),
-    # the class-signal candidate on top of the atoms default (decision D13): copula-gauss's shipped defaults
-    'Copula (sums 0.9, κ 0.25, atoms threshold)': _m_copula(atoms='threshold', sums_share=0.9, clip_factor=0.25),   # the shipped default
-    'Copula (sums 0.9, κ 0.25, atoms threshold, pow10 bounds)': _m_copula('pow10', atoms='threshold', sums_share=0.9, clip_factor=0.25)}
-METHODS.update(COPULA_VARIANTS)
-
-# %% ../nbs/80_benchmark.ipynb #c160c215
-CALIBRATE_SHARE = 0.25   # share of ε and δ for marginal calibration in the benchmark, fixed before its runs
-
-def _m_release(method:str, calibrate:float=0.0, calibrate_atoms=False):
-    "Runner of a registered method through `release` on the design matrix (the `copula_kinds` schema), with or without marginal calibration (atoms pinned: rows stay reproducible)."
-    def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
-        from dpnotes.release import release
-        kinds, lab = copula_kinds(name, Xa.columns), '__label__'
-        cols = {c: dict(kind=kinds[c], lower=float(l), upper=float(h)) for c, l, h in zip(Xa.columns, *bounds)}
-        cols[lab] = dict(kind='categorical', categories=list(classes))
-        df = Xa.copy(); df[lab] = np.asarray(ya)
-        t0, c0 = time.perf_counter(), time.process_time()
-        sch = {'dpnotes_schema': 1, 'label': lab, 'columns': cols}
-        if calibrate_atoms:       # retired from release() (92_decisions): reached here by the benchmark's own override
-            from dpnotes.registry import build
-            est = build(method, df, calibrate, epsilon=eps, delta=1e-5, schema=sch, rng=rng, sampler=sampler)
-            est._calibrate_atoms = calibrate_atoms
-            out = est.fit(df).sample()
-        else: out = release(df, method, eps, delta=1e-5, schema=sch, rng=rng, sampler=sampler, calibrate=calibrate).data
-        fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
-        Xs = out[list(Xa.columns)].astype(float); ys = pd.Series(out[lab].to_numpy()).astype(np.asarray(ya).dtype)
-        return dict(_tstr_of(Xs, ys, Xb, yb, rng), **fit)
-    return run
-
-CALIBRATION_VARIANTS = {f'{lab} ({tag})': _m_release(m, s) for lab, m in (('DPRP', 'dprp'), ('RON-Gauss', 'ron-gauss'), ('PCA-Gauss', 'pca-gauss'),
-                        ('DP-SYN', 'dp-syn'), ('SuffStatGauss', 'suffstat-gauss')) for tag, s in (('release', 0.0), ('calibrated', CALIBRATE_SHARE))}
-# the calibration histograms with states exactly on the bounds (`calibrate_atoms`: judged in 60_release, retired)
-CALIBRATION_VARIANTS.update({f'{lab} (calibrated, atoms)': _m_release(m, CALIBRATE_SHARE, 'threshold') for lab, m in (
-    ('SuffStatGauss', 'suffstat-gauss'), ('RON-Gauss', 'ron-gauss'), ('DPRP', 'dprp'), ('PCA-Gauss', 'pca-gauss'), ('DP-SYN', 'dp-syn'))})
-METHODS.update(CALIBRATION_VARIANTS)
+           'Copula': _m_copula(),
+           # copula-gauss as shipped (its defaults spelled out), and with power-of-ten bounds
+           'Copula (sums 0.9, κ 0.25, atoms threshold)': _m_copula(atoms='threshold', sums_share=0.9, clip_factor=0.25),
+           'Copula (sums 0.9, κ 0.25, atoms threshold, pow10 bounds)': _m_copula('pow10', atoms='threshold', sums_share=0.9,
+                                                                  clip_factor=0.25)}
 
 # %% ../nbs/80_benchmark.ipynb #5e6c4ad3
 def _mean_se(d) -> tuple:
