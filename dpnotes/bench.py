@@ -75,7 +75,7 @@ _DOMAIN = {   # data set -> list of (predicate on the column name, (lower, upper
                     (lambda c: c == 'cholesterol', (0, 15), 'mmol/L, generous')],
 }
 
-# %% ../nbs/80_benchmark.ipynb #d4ee80dc
+# %% ../nbs/80_benchmark.ipynb #542bc2a1
 def public_bounds(name:str, columns, kind:str='doc') -> tuple:
     "Public (lower, upper) per column for a benchmark data set; `kind` 'doc' (documented/domain) or 'pow10' (generous)."
     cols = list(columns)
