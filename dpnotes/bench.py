@@ -21,12 +21,11 @@ from .copula import CopulaGauss
 from .suffstat import SuffStatGauss, zcdp_rho, gauss_sigma_rho, unit_scale
 
 # %% auto #0
-__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'COPULA_VARIANTS', 'CALIBRATE_SHARE',
-           'CALIBRATION_VARIANTS', 'FIDELITY', 'MAX_BINS', 'PEER_METHODS', 'PEER_DECODE', 'PEER_METRICS', 'round_up',
-           'public_bounds', 'logreg_minimiser', 'DPLogReg', 'marginal_distance', 'bench_schema', 'copula_kinds',
-           'paired_diff', 'lever_table', 'n_bins', 'discretise', 'undiscretise', 'peer_runner', 'find_peers',
-           'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark', 'results_table', 'paired_table',
-           'peer_fidelity_table']
+__all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', 'FIDELITY', 'MAX_BINS', 'PEER_METHODS',
+           'PEER_DECODE', 'PEER_METRICS', 'round_up', 'public_bounds', 'logreg_minimiser', 'DPLogReg',
+           'marginal_distance', 'bench_schema', 'copula_kinds', 'paired_diff', 'lever_table', 'n_bins', 'discretise',
+           'undiscretise', 'peer_runner', 'find_peers', 'run_peer', 'run_benchmark', 'summarise', 'plot_benchmark',
+           'results_table', 'paired_table', 'peer_fidelity_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
 # WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
@@ -48,7 +47,6 @@ SPAMBASE_DOC_MAX = [4.54, 14.28, 5.1, 42.81, 10, 5.88, 7.27, 11.11, 5.26, 18.18,
                     12.5, 4.76, 18.18, 4.76, 20, 7.69, 6.89, 8.33, 11.11, 4.76,
                     7.14, 14.28, 3.57, 20, 21.42, 22.05, 2.17, 10, 4.385, 9.752,
                     4.081, 32.478, 6.003, 19.829, 1102.5, 9989, 15841]
-
 
 # %% ../nbs/80_benchmark.ipynb #179e516f
 _ONE_HOT = lambda c: '=' in c
@@ -77,6 +75,7 @@ _DOMAIN = {   # data set -> list of (predicate on the column name, (lower, upper
                     (lambda c: c == 'cholesterol', (0, 15), 'mmol/L, generous')],
 }
 
+# %% ../nbs/80_benchmark.ipynb #542bc2a1
 def public_bounds(name:str, columns, kind:str='doc') -> tuple:
     "Public (lower, upper) per column for a benchmark data set; `kind` 'doc' (documented/domain) or 'pow10' (generous)."
     cols = list(columns)
@@ -101,7 +100,6 @@ def logreg_minimiser(R, s, lam:float) -> np.ndarray:
         grad = lam * w - (R * (s * 0.5 * (1 - np.tanh(m / 2)))[:, None]).mean(0)   # σ(−m) written stably
         return val, grad
     return minimize(f, np.zeros(R.shape[1]), jac=True, method='L-BFGS-B', options=dict(gtol=1e-12, ftol=1e-15, maxiter=10_000)).x
-
 
 # %% ../nbs/80_benchmark.ipynb #cb000010
 class DPLogReg:
@@ -139,7 +137,6 @@ def fit(self:DPLogReg, X, y):
     self.coef_ = np.array(coefs)
     return self
 
-
 # %% ../nbs/80_benchmark.ipynb #cb000012
 @patch
 def predict_proba(self:DPLogReg, X) -> np.ndarray:
@@ -150,10 +147,9 @@ def predict_proba(self:DPLogReg, X) -> np.ndarray:
 @patch
 def predict(self:DPLogReg, X) -> np.ndarray: return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
-
 # %% ../nbs/80_benchmark.ipynb #befc29e4
 # κ of SuffStatGauss's clipping-radius rule used by the benchmark: chosen on tables that are NOT in the benchmark
-# (mammographic mass, digits, a synthetic two-class table; see "Choosing κ without the benchmark data" below)
+# (mammographic mass, digits, a synthetic two-class table; data/results/bench_kappa.csv, decision D1)
 BENCH_CLIP_FACTOR = 0.5
 
 def _make(cls, **kw):
@@ -253,7 +249,7 @@ def _m_copula(kind='doc', **opts):
         cols[lab] = dict(kind='categorical', categories=list(classes))
         df = Xa.copy(); df[lab] = np.asarray(ya)
         t0, c0 = time.perf_counter(), time.process_time()
-        kw = {'atoms': False, 'sums_share': 0.5, 'clip_factor': 0.5, **opts}   # `Copula` and its levers: the copula as measured before atoms and R4's dependence settings became the defaults
+        kw = {'atoms': False, 'sums_share': 0.5, 'clip_factor': 0.5, **opts}   # `Copula` and its levers: the copula's settings of its first runs (the shipped defaults: 'Copula (sums 0.9, κ 0.25, atoms threshold)')
         m = CopulaGauss(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler, complete=list(Xa.columns), **kw).fit(df)
         out = m.sample(len(Xa))
         fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
@@ -265,58 +261,11 @@ def _m_copula(kind='doc', **opts):
 METHODS = {'SuffStatGauss': _m_suffstat('doc', BENCH_CLIP_FACTOR),
            'SuffStatGauss (pow10 bounds)': _m_suffstat('pow10', BENCH_CLIP_FACTOR),
            'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr,
-           'Copula': _m_copula()}
-COPULA_VARIANTS = {   # one lever at a time against 'Copula' (class means, split 0.5, bins and integer states by `auto_bins`, scale ranges 0.1, shrink 'auto', κ 0.5, schema bounds)
-    'Copula (pooled)': _m_copula(dependence='pooled'), 'Copula (per-class)': _m_copula(dependence='per_class'),
-    'Copula (split 0.3)': _m_copula(split=0.3), 'Copula (split 0.7)': _m_copula(split=0.7),
-    'Copula (bins 20)': _m_copula(bins=20), 'Copula (bins 40)': _m_copula(bins=40, max_states=128),
-    'Copula (no shrink)': _m_copula(shrink=0.0), 'Copula (κ 1.0)': _m_copula(clip_factor=1.0),
-    'Copula (pow10 bounds)': _m_copula('pow10'), 'Copula (pow10 + ranges)': _m_copula('pow10', range_share=0.1, scale_share=0.0),
-    'Copula (two levels)': _m_copula(coarse='auto'), 'Copula (no scale)': _m_copula(scale_share=0.0),
-    'Copula (before)': _m_copula(bins=40, max_states=128, scale_share=0.0),   # the defaults before the bins rule and scale ranges
-    # the class-signal candidates of 26_copula (90 % of the dependence budget for the class sums): not adopted
-    'Copula (sums 0.9, κ 0.25)': _m_copula(sums_share=0.9, clip_factor=0.25), 'Copula (sums 0.9, κ 0.1)': _m_copula(sums_share=0.9, clip_factor=0.1),
-    'Copula (sums 0.9, κ 0.25, pow10 bounds)': _m_copula('pow10', sums_share=0.9, clip_factor=0.25),
-    'Copula (sums 0.9, κ auto)': _m_copula(sums_share=0.9, clip_factor='auto'),   # κ by `clip_rule`: post hoc, after spambase
-    # the class means denoised by post-processing (`denoise_means` in 26_copula; no privacy cost)
-    'Copula (means eb)': _m_copula(mean_shrink='eb'), 'Copula (means soft)': _m_copula(mean_shrink='soft'),
-    # states exactly on the public bounds for the binned columns (`atoms` in 26_copula)
-    'Copula (atoms)': _m_copula(atoms=True), 'Copula (atoms threshold)': _m_copula(atoms='threshold'),
-    # rule R4 (26_copula, 'The class-signal candidate again, with atoms'): the class-signal candidate on top of the atoms default
-    'Copula (sums 0.9, κ 0.25, atoms threshold)': _m_copula(atoms='threshold', sums_share=0.9, clip_factor=0.25),   # the default since R4
-    'Copula (sums 0.9, κ 0.25, atoms threshold, pow10 bounds)': _m_copula('pow10', atoms='threshold', sums_share=0.9, clip_factor=0.25)}
-METHODS.update(COPULA_VARIANTS)
-
-# %% ../nbs/80_benchmark.ipynb #c160c215
-CALIBRATE_SHARE = 0.25   # share of ε and δ for marginal calibration in the benchmark, fixed before its runs
-
-def _m_release(method:str, calibrate:float=0.0, calibrate_atoms=False):
-    "Runner of a registered method through `release` on the design matrix (the `copula_kinds` schema), with or without marginal calibration (atoms pinned: rows stay reproducible)."
-    def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
-        from dpnotes.release import release
-        kinds, lab = copula_kinds(name, Xa.columns), '__label__'
-        cols = {c: dict(kind=kinds[c], lower=float(l), upper=float(h)) for c, l, h in zip(Xa.columns, *bounds)}
-        cols[lab] = dict(kind='categorical', categories=list(classes))
-        df = Xa.copy(); df[lab] = np.asarray(ya)
-        t0, c0 = time.perf_counter(), time.process_time()
-        sch = {'dpnotes_schema': 1, 'label': lab, 'columns': cols}
-        if calibrate_atoms:       # retired from release() (92_decisions): reached here by the benchmark's own override
-            from dpnotes.registry import build
-            est = build(method, df, calibrate, epsilon=eps, delta=1e-5, schema=sch, rng=rng, sampler=sampler)
-            est._calibrate_atoms = calibrate_atoms
-            out = est.fit(df).sample()
-        else: out = release(df, method, eps, delta=1e-5, schema=sch, rng=rng, sampler=sampler, calibrate=calibrate).data
-        fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
-        Xs = out[list(Xa.columns)].astype(float); ys = pd.Series(out[lab].to_numpy()).astype(np.asarray(ya).dtype)
-        return dict(_tstr_of(Xs, ys, Xb, yb, rng), **fit)
-    return run
-
-CALIBRATION_VARIANTS = {f'{lab} ({tag})': _m_release(m, s) for lab, m in (('DPRP', 'dprp'), ('RON-Gauss', 'ron-gauss'), ('PCA-Gauss', 'pca-gauss'),
-                        ('DP-SYN', 'dp-syn'), ('SuffStatGauss', 'suffstat-gauss')) for tag, s in (('release', 0.0), ('calibrated', CALIBRATE_SHARE))}
-# the calibration histograms with states exactly on the bounds (`calibrate_atoms`: judged in 60_release, retired)
-CALIBRATION_VARIANTS.update({f'{lab} (calibrated, atoms)': _m_release(m, CALIBRATE_SHARE, 'threshold') for lab, m in (
-    ('SuffStatGauss', 'suffstat-gauss'), ('RON-Gauss', 'ron-gauss'), ('DPRP', 'dprp'), ('PCA-Gauss', 'pca-gauss'), ('DP-SYN', 'dp-syn'))})
-METHODS.update(CALIBRATION_VARIANTS)
+           'Copula': _m_copula(),
+           # copula-gauss as shipped (its defaults spelled out), and with power-of-ten bounds
+           'Copula (sums 0.9, κ 0.25, atoms threshold)': _m_copula(atoms='threshold', sums_share=0.9, clip_factor=0.25),
+           'Copula (sums 0.9, κ 0.25, atoms threshold, pow10 bounds)': _m_copula('pow10', atoms='threshold', sums_share=0.9,
+                                                                  clip_factor=0.25)}
 
 # %% ../nbs/80_benchmark.ipynb #5e6c4ad3
 def _mean_se(d) -> tuple:
@@ -338,7 +287,6 @@ def paired_diff(a:pd.DataFrame, b:pd.DataFrame, metrics=('accuracy',), by:str='d
             row[f'd_{m}'], row[f'se_{m}'] = _mean_se(d); row[f'n_{m}'] = int(d.notna().sum())
         rows.append(row)
     return pd.DataFrame(rows, columns=[by, 'splits', 'repeats'] + [f'{x}_{m}' for m in metrics for x in ('d', 'se', 'n')])
-
 
 # %% ../nbs/80_benchmark.ipynb #cb000020
 FIDELITY = ['accuracy', 'fid_tvd_1way', 'fid_tvd_2way', 'fid_corr_diff', 'fid_on_bound', 'fid_on_bound_error']
@@ -410,7 +358,6 @@ def find_peers(root=None) -> dict:
         py = Path(root) / venv / 'bin' / 'python'
         if py.exists(): out[name] = str(py)
     return out
-
 
 # %% ../nbs/80_benchmark.ipynb #cb000015
 def _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta, integer=None) -> list:
@@ -616,7 +563,6 @@ def summarise(runs:pd.DataFrame, min_gap:float=0.02) -> pd.DataFrame:
     out['peer'] = out.method.isin(list(PEER_METHODS))
     return out
 
-
 # %% ../nbs/80_benchmark.ipynb #cf8088ff
 def plot_benchmark(summary:pd.DataFrame, path=None):
     "One panel per data set: accuracy against ε per method (same colour everywhere; peers dashed), with the majority rate and the non-private model as lines."
@@ -648,7 +594,6 @@ def plot_benchmark(summary:pd.DataFrame, path=None):
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     if path is not None: fig.savefig(path, dpi=120)
     return fig
-
 
 # %% ../nbs/80_benchmark.ipynb #6d672fb4
 def results_table(summary:pd.DataFrame, epsilons=(1, 8)) -> pd.DataFrame:
@@ -682,7 +627,6 @@ def results_table(summary:pd.DataFrame, epsilons=(1, 8)) -> pd.DataFrame:
     t = t.assign(_d=t.dataset.map(order), _k=t.kind.map({'reference': 0, 'dpnotes': 1, 'peer': 2}),
                  _a=np.where(t.kind == 'reference', (t.method == 'non-private').astype(float), -t[first].fillna(-1)))
     return t.sort_values(['_d', '_k', '_a']).drop(columns=['_d', '_k', '_a']).set_index(['dataset', 'kind', 'method'])
-
 
 # %% ../nbs/80_benchmark.ipynb #2b6d6d4a
 def paired_table(runs:pd.DataFrame, ours:str='SuffStatGauss', epsilon:float=1.0, others=None) -> pd.DataFrame:
