@@ -7,7 +7,7 @@
     python benchmarks/bench_methods.py --datasets wdbc spambase --runs-out /tmp/a.csv   # part of a run
     python benchmarks/bench_methods.py --merge /tmp/a.csv /tmp/b.csv                     # summarise parts
 
-The committed data/results/bench_methods*.csv were made with the parts listed in nbs/80_benchmark.ipynb ("How the
+The committed data/results/bench_methods*.csv were made with the parts listed in nbs/80_benchmark.ipynb ("Running, and how the
 committed run was made"), run in parallel with --runs-out and then summarised with --merge.
 
 Writes data/results/bench_methods_runs.csv (one row per split), data/results/bench_methods.csv (means, gap closed)

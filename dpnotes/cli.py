@@ -39,10 +39,14 @@ __all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'BENCHMARK_FILE', 'BENCHMARK', 'PAPER_F
 class BadInput(Exception):
     "A problem with what the user passed: reported as one line on stderr, exit code 2."
 
+# %% ../nbs/61_cli.ipynb #6cdc476f
 def _say(msg: str = '', err: bool = False): typer.echo(msg, err=err)
 
-_TABLE_ERRORS = (csv.Error, ValueError, TypeError, KeyError, OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError)
+# %% ../nbs/61_cli.ipynb #6bb8d78c
+_TABLE_ERRORS = (csv.Error, ValueError, TypeError, KeyError, OSError, UnicodeDecodeError,
+                 pd.errors.ParserError, pd.errors.EmptyDataError)
 
+# %% ../nbs/61_cli.ipynb #dba1cc26
 def _one_line(e: BaseException) -> str:
     "The first line of an exception message (never a traceback)."
     msg = str(e).strip().splitlines()
@@ -51,6 +55,7 @@ def _one_line(e: BaseException) -> str:
 # %% ../nbs/61_cli.ipynb #8b0a30bd
 SHIPPED = ('wdbc',)
 
+# %% ../nbs/61_cli.ipynb #182ce645
 def read_input(source: str, label: str | None = None) -> tuple:
     "(DataFrame, label, schema or None): a CSV/TSV or ARFF file read by `dpnotes.data.read_table` in its own column order, or a shipped table name. Not for a release: `read_table` types columns from the data."
     p = Path(source)
@@ -67,12 +72,14 @@ def read_input(source: str, label: str | None = None) -> tuple:
     df = ds.raw.copy() if ds.raw is not None else ds.X.copy()
     if df.shape[1] == 0 or len(df) == 0: raise BadInput(f"{source}: the table is empty")
     if label is not None and label not in df.columns:
-        raise BadInput(f"--label: column {label!r} is not in {source} (columns: {', '.join(map(str, df.columns[:8]))}{' …' if df.shape[1] > 8 else ''})")
+        raise BadInput(f"--label: column {label!r} is not in {source} (columns: "
+                       f"{', '.join(map(str, df.columns[:8]))}{' …' if df.shape[1] > 8 else ''})")
     return df, label, None
 
 # %% ../nbs/61_cli.ipynb #30227569
 _app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False, rich_markup_mode=None,
-                  help="dpnotes: differentially private release of a table, with a privacy ledger and a utility report.")
+                  help="dpnotes: differentially private release of a table, with a privacy ledger and a "
+                       "utility report.")
 
 # %% ../nbs/61_cli.ipynb #fe9a2f62
 @_app.command('methods')
@@ -93,10 +100,13 @@ def methods_cmd(name: str = typer.Argument(None, metavar='[METHOD]', help="a met
 
 # %% ../nbs/61_cli.ipynb #1748f3fc
 @_app.command('schema')
-def schema_cmd(source: str = typer.Argument(..., metavar='IN', help='table to draft from (CSV/TSV/ARFF); column kinds: numeric, integer, categorical'),
+def schema_cmd(source: str = typer.Argument(..., metavar='IN',
+                                            help='table to draft from (CSV/TSV/ARFF); column kinds: numeric, '
+                                                 'integer, categorical'),
                out: Path = typer.Option(..., '-o', '--out', help='schema JSON to write'),
                label: str = typer.Option(None, '--label', help='label column'),
-               categorical: str = typer.Option(None, '--categorical', help='comma-separated columns to treat as categorical')):
+               categorical: str = typer.Option(None, '--categorical',
+                                               help='comma-separated columns to treat as categorical')):
     """Draft a schema from a table. Every field is taken from the data, flagged "drafted": true: NOT private until you review it.
 
     Column kinds: numeric (a number between public bounds lower and upper), integer (a whole number between bounds),
@@ -117,8 +127,10 @@ def schema_cmd(source: str = typer.Argument(..., metavar='IN', help='table to dr
         except _TABLE_ERRORS as e: raise BadInput(f"{source}: cannot draft a schema ({_one_line(e)})") from None
     else: sch = draft_schema(df, label=label, categorical=cats)
     d = sch.to_dict()
-    d['note'] = ("DRAFTED FROM THE DATA: every bound and category list below was read from the private table, so a release "
-                 "using them is not private. Replace each by public knowledge (documentation, legal or physical limits), "
+    d['note'] = ("DRAFTED FROM THE DATA: every bound and category list below was read from the private "
+                 "table, so a release "
+                 "using them is not private. Replace each by public knowledge (documentation, legal or "
+                 "physical limits), "
                  "then set \"drafted\": false.")
     out.write_text(json.dumps(d, indent=2, default=str) + '\n', encoding='utf-8')
     _say(f"wrote {out}: {len(d['columns'])} columns, all drafted from the data — review them before releasing")
@@ -132,6 +144,7 @@ def _same_file(a: Path, b: Path) -> bool:
     try: return a.exists() and b.exists() and os.path.samefile(a, b)
     except OSError: return False
 
+# %% ../nbs/61_cli.ipynb #fc91b469
 def _check_out(out: Path, source, suffixes):
     "The output path: the right suffix, an existing folder, and never one of the inputs (nor a link to one)."
     if out.suffix.lower() not in suffixes: raise BadInput(f"-o: {out.name!r} must end in {' or '.join(suffixes)}")
@@ -148,6 +161,7 @@ DEFAULT_SAMPLER = 'safe'
 # %% ../nbs/61_cli.ipynb #acd3e547
 BENCHMARK_FILE = 'benchmark_accuracy.json'   # in dpnotes/datasets: written from data/results/bench_methods.csv
 
+# %% ../nbs/61_cli.ipynb #5e299319
 def benchmark_summary(rows) -> dict:
     """{(method, ε): {table: (accuracy, majority rate)}} of the benchmark rows of the papers' methods and
     `suffstat-gauss` (records with method, epsilon, dataset, accuracy, majority; rounded to 3 digits)."""
@@ -167,6 +181,7 @@ def _load_benchmark() -> dict:
     rows = json.loads(files('dpnotes').joinpath('datasets', BENCHMARK_FILE).read_text(encoding='utf-8'))
     return benchmark_summary(rows)
 
+# %% ../nbs/61_cli.ipynb #54451c13
 BENCHMARK = _load_benchmark()
 PAPER_FAITHFUL = ('dprp', 'ron-gauss', 'pca-gauss', 'dp-syn')   # the papers' methods with a benchmark row
 
@@ -177,7 +192,8 @@ def benchmark_warning(method: str, epsilon: float) -> str | None:
     budgets = sorted(e for m, e in BENCHMARK if m == method)
     eb = max([e for e in budgets if e <= epsilon], default=budgets[0])     # the largest measured budget not above ε
     rows = BENCHMARK[(method, eb)]
-    low = {t: am for t, am in rows.items() if am[0] <= am[1] + 0.005}      # at (within 0.005) or below the majority rate
+    low = {t: am for t, am in rows.items() if am[0] <= am[1] + 0.005}      # at (within 0.005) or below the
+                                                                           # majority rate
     if not low: return None
     t = 'wdbc' if 'wdbc' in low else max(low, key=lambda k: low[k][1] - low[k][0])
     (a, m), ref = low[t], BENCHMARK.get((DEFAULT_METHOD, eb), {}).get(t)
@@ -188,10 +204,12 @@ def benchmark_warning(method: str, epsilon: float) -> str | None:
 # %% ../nbs/61_cli.ipynb #8766af44
 EPSILON_FLOOR = 1e-6   # below it some methods' noise scales overflow float64 and every statistic is pure noise
 
+# %% ../nbs/61_cli.ipynb #4a83d22c
 def _check_numbers(method, epsilon, delta, seed, rows, sampler) -> str:
     "Checks of the public numbers of a release; returns the sampler. Values are printed as given (repr), never rounded."
     if method not in METHODS: raise BadInput(f"--method: unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    if not np.isfinite(epsilon) or not epsilon > 0: raise BadInput(f"--epsilon must be a finite number > 0, got {epsilon!r}")
+    if not np.isfinite(epsilon) or not epsilon > 0: raise BadInput("--epsilon must be a finite number > 0, "
+                                                                   f"got {epsilon!r}")
     if epsilon < EPSILON_FLOOR:
         raise BadInput(f"--epsilon {epsilon!r} is below {EPSILON_FLOOR:g}: at such a budget some noise scales overflow "
                        f"float64 and every released value is noise; use --epsilon {EPSILON_FLOOR:g} or more")
@@ -199,7 +217,8 @@ def _check_numbers(method, epsilon, delta, seed, rows, sampler) -> str:
     if seed is not None and seed < 0: raise BadInput(f"--seed must be >= 0, got {seed}")
     if rows is not None and rows < 1: raise BadInput(f"--rows must be >= 1, got {rows}")
     s = DEFAULT_SAMPLER if sampler is None else sampler
-    if s not in _privacy.SAMPLERS: raise BadInput(f"--sampler: unknown sampler {s!r}; choose one of {', '.join(sorted(_privacy.SAMPLERS))}")
+    if s not in _privacy.SAMPLERS: raise BadInput(f"--sampler: unknown sampler {s!r}; choose one of "
+                                                  f"{', '.join(sorted(_privacy.SAMPLERS))}")
     return s
 
 # %% ../nbs/61_cli.ipynb #6462ac64
@@ -216,43 +235,53 @@ def _release_schema(schema, source, label, method, allow_drafted) -> tuple:
     label = label if label is not None else sch.label
     needs = METHODS[method]()._needs_labels()
     if label is None and needs:
-        raise BadInput(f"--method {method} needs a label column: set \"label\" in the schema file or pass --label COLUMN")
+        raise BadInput(f"--method {method} needs a label column: set \"label\" in the schema file or pass "
+                       "--label COLUMN")
     if label is not None:
         col = sch.columns.get(label)
         if col is None: raise BadInput(f"--label: column {label!r} is not in the schema; add it as "
                                        f"\"{label}\": {{\"kind\": \"categorical\", \"categories\": [...]}}")
         if col.kind != 'categorical' or len(col.categories or []) < 2:
             raise BadInput(f"--schema: the label column {label!r} must be declared with at least two classes, e.g. "
-                           f"\"{label}\": {{\"kind\": \"categorical\", \"categories\": [0, 1]}} (the public list of label values)")
+                           f"\"{label}\": {{\"kind\": \"categorical\", \"categories\": [0, 1]}} (the public "
+                           "list of label values)")
     dr = drafted_fields(sch)
     if dr and not allow_drafted:
-        raise BadInput(f"--schema: the fields of {dr[:4]}{' …' if len(dr) > 4 else ''} were drafted from the data, so the "
-                       "release would not be private; review them and set \"drafted\": false (--allow-drafted releases anyway, NOT private)")
+        raise BadInput(f"--schema: the fields of {dr[:4]}{' …' if len(dr) > 4 else ''} were drafted from the "
+                       "data, so the "
+                       "release would not be private; review them and set \"drafted\": false "
+                       "(--allow-drafted releases anyway, NOT private)")
     return sch, label
 
 # %% ../nbs/61_cli.ipynb #ce9a8514
 RELEASE_OPTIONS = ('calibrate',)   # keywords of `release` itself that `--option` may set
 
+# %% ../nbs/61_cli.ipynb #721afd2e
 def parse_options(items) -> dict:
     "Options of `dpnotes release` from repeated `--option KEY=VALUE`: VALUE read as JSON (0.9, true, null, \"auto\") when it parses, else as text."
     out = {}
     for it in items or ():
         k, sep, v = str(it).partition('=')
         k = k.strip()
-        if not sep or not k.isidentifier(): raise BadInput(f"--option: expected KEY=VALUE with KEY a parameter name, got {it!r}")
+        if not sep or not k.isidentifier(): raise BadInput("--option: expected KEY=VALUE with KEY a "
+                                                           f"parameter name, got {it!r}")
         if k in out: raise BadInput(f"--option: {k} is given twice; give each option once")
         try: out[k] = json.loads(v)
         except ValueError: out[k] = v.strip()
     return out
 
+# %% ../nbs/61_cli.ipynb #5a5e9ae9
 def _check_options(sch, method, epsilon, delta, label, opts, on_dask: bool = False) -> dict:
     "The options, checked before any row is read: names against the method's parameters, values by the method's `Spec` and its pure `charges` (`dpnotes.plan.plan_ledger`)."
     ok = method_params(METHODS[method])
     try: check_retired(opts)
     except ValueError as e: raise BadInput(f"--option {_one_line(e)}") from None
     bad = [k for k in opts if k not in ok and k not in RELEASE_OPTIONS]
-    if bad: raise BadInput(f"--option {bad[0]}: not an option of {method}; its options: {', '.join(ok + list(RELEASE_OPTIONS))}")
-    if on_dask and opts.get('calibrate'): raise BadInput("--option calibrate: not with --dask (the calibrated quantile map needs the released table in memory); leave it out")
+    if bad: raise BadInput(f"--option {bad[0]}: not an option of {method}; its options: "
+                           f"{', '.join(ok + list(RELEASE_OPTIONS))}")
+    if on_dask and opts.get('calibrate'): raise BadInput("--option calibrate: not with --dask (the "
+                                                         "calibrated quantile map needs the released table "
+                                                         "in memory); leave it out")
     if opts:
         from dpnotes.plan import plan_ledger
         try: plan_ledger(sch, method, epsilon, 1e-5 if delta is None else delta, label, **opts)
@@ -271,36 +300,48 @@ def _read_private(source: str, sch) -> pd.DataFrame:
     try: return read_by_schema(p, sch)
     except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e: raise BadInput(_one_line(e)) from None
 
+# %% ../nbs/61_cli.ipynb #fef54cf8
 def _read_private_dask(source: str, sch, method: str, partition_rows=None):
     "A table larger than memory (CSV or Parquet path or glob) as a Dask DataFrame typed by the schema alone."
     ok = [m for m, c in METHODS.items() if c.supports_dask]
-    if method not in ok: raise BadInput(f"--dask: method {method!r} does not run on Dask; methods that do: {', '.join(ok)}")
+    if method not in ok: raise BadInput(f"--dask: method {method!r} does not run on Dask; methods that do: "
+                                        f"{', '.join(ok)}")
     try: return read_by_schema_dask(source, sch,
                                     **({} if partition_rows is None else {'partition_rows': partition_rows}))
     except (OSError, ValueError, UnicodeDecodeError, csv.Error) as e: raise BadInput(_one_line(e)) from None
 
+# %% ../nbs/61_cli.ipynb #e3ebca14
 WITHHELD = ("the release stopped on this table; the reason is withheld because it could depend on the private rows — "
             "`dpnotes check IN --schema S` (NOT private) lists what falls outside the schema")
 
 # %% ../nbs/61_cli.ipynb #073bc7db
-DOMAIN_RULE = ("out-of-domain cells are never refused by a release: every column is read by the schema alone (a cell that "
-               "is not a number, or not a declared category, reads as missing), numbers are clipped to the bounds, and missing "
-               "cells follow the public missing-value rule printed with the ledger; `dpnotes check IN --schema S` lists them (NOT private)")
+DOMAIN_RULE = ("out-of-domain cells are never refused by a release: every column is read by the schema alone "
+               "(a cell that "
+               "is not a number, or not a declared category, reads as missing), numbers are clipped to the "
+               "bounds, and missing "
+               "cells follow the public missing-value rule printed with the ledger; `dpnotes check IN "
+               "--schema S` lists them (NOT private)")
 
+# %% ../nbs/61_cli.ipynb #fb9d2237
 def _not_private(method: str, drafted) -> list:
     "Why a release is not private, from public inputs alone: a paper-faithful method, schema fields drafted from the data."
-    why = [] if METHODS[method].private else [f"{method} is a paper-faithful variant and is NOT differentially private as released"]
-    if drafted: why.append(f"the schema's fields of {list(drafted)[:4]}{' …' if len(drafted) > 4 else ''} were drafted from the "
+    why = [] if METHODS[method].private else [f"{method} is a paper-faithful variant and is NOT "
+                                              "differentially private as released"]
+    if drafted: why.append(f"the schema's fields of {list(drafted)[:4]}{' …' if len(drafted) > 4 else ''} "
+                           "were drafted from the "
                            "data (--allow-drafted): the release is NOT private; never publish it")
     return why
 
+# %% ../nbs/61_cli.ipynb #67352ab2
 def _mark_sidecar(out: Path, why: list):
     "OUT.NOT-PRIVATE.txt next to a release that is not private (the CSV stays a plain CSV); a stale one removed otherwise."
     side = out.with_name(out.name + '.NOT-PRIVATE.txt')
-    if why: side.write_text(f"NOT PRIVATE: {out.name} is not a private release.\n" + ''.join(f"- {w}\n" for w in why), encoding='utf-8')
+    if why: side.write_text(f"NOT PRIVATE: {out.name} is not a private release.\n"
+                            + ''.join(f"- {w}\n" for w in why), encoding='utf-8')
     elif side.exists(): side.unlink()
     return side if why else None
 
+# %% ../nbs/61_cli.ipynb #92d4ed59
 def _print_release(r, out: Path, method: str, n_out: int, drafted=()):
     "What a release prints: files, warnings, the ledger and the public rules — functions of released values and public inputs only."
     e, d = r.spent
@@ -326,9 +367,11 @@ def _report_kwargs(report, **kw) -> dict:
     return {k: v for k, v in kw.items() if k in ok and v is not None}
 
 # %% ../nbs/61_cli.ipynb #2310a55f
-SUMMARY_HEADER = ("utility summary — NOT PRIVATE: computed from the real rows without noise; for your eyes only, never publish it "
+SUMMARY_HEADER = ("utility summary — NOT PRIVATE: computed from the real rows without noise; for your eyes "
+                  "only, never publish it "
                   "(real vs released; test rows are a hold-out of the input, which the release saw):")
 
+# %% ../nbs/61_cli.ipynb #13b77d0d
 def _print_summary(df, r, label, seed, method, sch=None):
     "The utility summary, on request only: it reads the real rows, so it is printed under a header that says it is not private."
     from dpnotes.evaluate import report
@@ -336,7 +379,8 @@ def _print_summary(df, r, label, seed, method, sch=None):
     kw = _report_kwargs(report, method=method, epsilon=r.epsilon, delta=r.delta, ledger=r.ledger, schema=sch)
     _say(f"\n{SUMMARY_HEADER}")
     try:
-        rep = report(df, r.data, label=label if label in r.data.columns else None, rng=None if seed is None else seed + 1, **kw)
+        rep = report(df, r.data, label=label if label in r.data.columns else None,
+                     rng=None if seed is None else seed + 1, **kw)
         _say(rep.table.to_string(index=False, float_format=lambda v: f'{v:.3f}'))
     except Exception as e: _say(f"(no summary: {_one_line(e)})")
 
@@ -348,17 +392,24 @@ def _one_blas_thread(on: bool):
     from threadpoolctl import threadpool_limits
     return threadpool_limits(limits=1, user_api='blas')
 
-def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary, on_dask=False, opts=None,
+# %% ../nbs/61_cli.ipynb #eee6963b
+def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler, rows, allow_drafted, summary,
+                 on_dask=False, opts=None,
                  partition_rows=None):
     "Read by the schema, release, write, print. After the inputs are validated nothing printed depends on the rows."
     _say(f"reading {source} …", err=True)
-    with warnings.catch_warnings(record=True) as size:   # a warning raised while the rows are read or released could depend on
-        warnings.simplefilter('ignore'); warnings.simplefilter('always', SizeWarning)   # them: all dropped but release()'s size line (public inputs)
+    with warnings.catch_warnings(record=True) as size:   # a warning raised while the rows are read or
+                                                         # released could depend on
+        warnings.simplefilter('ignore'); warnings.simplefilter('always', SizeWarning)   # them: all dropped
+                                                                                        # but release()'s size
+                                                                                        # line (public inputs)
         df = _read_private_dask(source, sch, method, partition_rows) if on_dask else _read_private(source, sch)
-        _say(f"releasing {'on Dask' if on_dask else f'{len(df)} rows'} with {method} at ε={epsilon:g} (sampler {sampler}) …", err=True)
+        _say(f"releasing {'on Dask' if on_dask else f'{len(df)} rows'} with {method} at ε={epsilon:g} "
+             f"(sampler {sampler}) …", err=True)
         try:
             with _one_blas_thread(on_dask):
-                r = release(df, method, epsilon, delta=delta, schema=sch, label=label, rng=seed, sampler=sampler, n=rows,
+                r = release(df, method, epsilon, delta=delta, schema=sch, label=label, rng=seed,
+                            sampler=sampler, n=rows,
                             allow_drafted=allow_drafted, **(opts or {}))
                 n_out = _write_release(r.data, out, sch, list(df.columns))
         except OSError as e: raise BadInput(f"-o: cannot write {out} ({e.strerror or type(e).__name__})") from None
@@ -369,6 +420,7 @@ def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler,
     elif summary and r.original_units: _print_summary(df, r, label, seed, method, sch)
     elif summary: _say(f"\n(no utility summary: {method}'s output is not in the input's units)")
 
+# %% ../nbs/61_cli.ipynb #4cab5d0e
 def _as_schema_types(data: pd.DataFrame, sch, header: list) -> pd.DataFrame:
     "The released table as written: integer columns as integers (the schema's format), columns in the file's header order."
     out = data[[c for c in header if c in data.columns] + [c for c in data.columns if c not in header]].copy()
@@ -383,11 +435,15 @@ def _csv_append(rows: pd.DataFrame, f, header: bool) -> None:
     numbers in their shortest round-trip form, any other column as its text (quoted), a missing cell empty."""
     import io, pyarrow as pa, pyarrow.csv as pcsv
     if header:
-        line = io.StringIO(); csv.writer(line, lineterminator='\n').writerow([str(c) for c in rows.columns]); f.write(line.getvalue().encode())
+        line = io.StringIO()
+        csv.writer(line, lineterminator='\n').writerow([str(c) for c in rows.columns])
+        f.write(line.getvalue().encode())
     num = lambda s: pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
-    cols = [pa.array(s.to_numpy()) if num(s) else pa.array([None if pd.isna(v) else str(v) for v in s], type=pa.string())
+    cols = [pa.array(s.to_numpy()) if num(s)
+            else pa.array([None if pd.isna(v) else str(v) for v in s], type=pa.string())
             for _, s in rows.items()]
-    pcsv.write_csv(pa.Table.from_arrays(cols, names=[str(c) for c in rows.columns]), f, pcsv.WriteOptions(include_header=False))
+    pcsv.write_csv(pa.Table.from_arrays(cols, names=[str(c) for c in rows.columns]), f,
+                   pcsv.WriteOptions(include_header=False))
 
 
 # %% ../nbs/61_cli.ipynb #42802a99
@@ -403,10 +459,12 @@ def _write_release(data, out: Path, sch, header: list) -> int:
             rows = _as_schema_types(part.compute(), sch, header)
             _csv_append(rows, f, header=i == 0); n += len(rows)
             done = 30 * (i + 1) // len(parts)
-            sys.stderr.write(f"\rwriting [{'#' * done}{'.' * (30 - done)}] {i + 1}/{len(parts)} partitions"); sys.stderr.flush()
+            sys.stderr.write(f"\rwriting [{'#' * done}{'.' * (30 - done)}] {i + 1}/{len(parts)} partitions")
+            sys.stderr.flush()
     sys.stderr.write('\n')
     return n
 
+# %% ../nbs/61_cli.ipynb #d9980736
 def _dry_run(sch, method, epsilon, delta, label, input_rows, opts=None):
     "What a release would cost and give, from the schema and the public settings alone (`dpnotes.plan`); reads no data."
     from dpnotes.plan import plan_release
@@ -418,7 +476,8 @@ def _dry_run(sch, method, epsilon, delta, label, input_rows, opts=None):
 def _check_release_args(source, out, method, epsilon, delta, seed, rows, sampler, on_dask, dry_run, input_rows,
                         partition_rows, no_report) -> str:
     "The command's own arguments, checked before anything is read (public inputs only); returns the sampler."
-    if no_report: raise BadInput(f"--no-report: a retired option (no effect); see the decisions page, {DECISIONS}#no-report")
+    if no_report: raise BadInput("--no-report: a retired option (no effect); see the decisions page, "
+                                 f"{DECISIONS}#no-report")
     s = _check_numbers(method, epsilon, delta, seed, rows, sampler)
     if not on_dask and not Path(source).exists() and source.lower() not in SHIPPED:
         raise BadInput(f"{source}: file not found (or a shipped table name: {', '.join(SHIPPED)})")
@@ -432,14 +491,17 @@ def _check_release_args(source, out, method, epsilon, delta, seed, rows, sampler
 
 # %% ../nbs/61_cli.ipynb #a006beb1
 @_app.command('release')
-def release_cmd(source: str = typer.Argument(..., metavar='IN', help="table to release (CSV/TSV/ARFF) or a shipped table: wdbc"),
-                out: Path = typer.Option(None, '-o', '--out', help='released table (CSV) to write (not needed with --dry-run)'),
+def release_cmd(source: str = typer.Argument(..., metavar='IN',
+                                             help="table to release (CSV/TSV/ARFF) or a shipped table: wdbc"),
+                out: Path = typer.Option(None, '-o', '--out',
+                                         help='released table (CSV) to write (not needed with --dry-run)'),
                 method: str = typer.Option(DEFAULT_METHOD, '--method', '-m', help='a name from `dpnotes methods`'),
                 epsilon: float = typer.Option(..., '--epsilon', '-e', help='total privacy budget ε > 0'),
                 delta: float = typer.Option(None, '--delta', help='total δ in (0, 1); default min(1e-5, 1/(10 n))'),
                 label: str = typer.Option(None, '--label', help="label column (default: the schema's label)"),
                 schema: Path = typer.Option(None, '--schema', help='public schema JSON (see `dpnotes schema`)'),
-                seed: int = typer.Option(None, '--seed', help='fixed seed: for tests and teaching only; default fresh entropy'),
+                seed: int = typer.Option(None, '--seed',
+                                         help='fixed seed: for tests and teaching only; default fresh entropy'),
                 sampler: str = typer.Option(None, '--sampler', help="noise sampler; default 'safe' (float-safe)"),
                 rows: int = typer.Option(None, '--rows', help='rows to release (default: as many as the input)'),
                 allow_drafted: bool = typer.Option(False, '--allow-drafted', help='accept drafted schema fields (NOT private)'),
@@ -489,19 +551,22 @@ def check_cmd(source: str = typer.Argument(..., metavar='IN', help='table to che
         with pd.option_context('display.width', 250, 'display.max_colwidth', 80, 'display.max_rows', 500):
             _say('\n' + t.to_string(index=False))
     outside = int((t['finding'] != 'missing cell').sum())
-    _say(f"\n{source}: " + (f"{outside} finding(s) outside the schema" if outside else "every cell is inside the schema (or missing)"))
+    _say(f"\n{source}: "
+         + (f"{outside} finding(s) outside the schema" if outside else "every cell is inside the schema (or missing)"))
     _say(CHECK_WARNING)
     if outside: raise SystemExit(1)
 
 # %% ../nbs/61_cli.ipynb #3cd3ecc0
 REPORT_HEADER = 'NOT PRIVATE: computed from the real rows (for the data holder only; do not publish)'
 
+# %% ../nbs/61_cli.ipynb #5f92b4e6
 @_app.command('report')
 def report_cmd(real: str = typer.Argument(..., metavar='REAL', help='the real table (CSV)'),
                released: str = typer.Argument(..., metavar='SYN', help='the released table (CSV)'),
                out: Path = typer.Option(..., '-o', '--out', help='report.png or report.html'),
                label: str = typer.Option(None, '--label', help='label column (adds the TSTR scores)'),
-               test: str = typer.Option(None, '--test', help='real rows the release never saw (CSV); default: a hold-out of REAL'),
+               test: str = typer.Option(None, '--test',
+                                        help='real rows the release never saw (CSV); default: a hold-out of REAL'),
                seed: int = typer.Option(None, '--seed', help='fixed seed for the split and the model')):
     """Compare a released table with the real one (NOT private: it reads the real rows): TSTR, marginals, correlations;
     write a PNG or a self-contained HTML.
@@ -521,18 +586,25 @@ def report_cmd(real: str = typer.Argument(..., metavar='REAL', help='the real ta
     if rep.note: _say(_command_words(rep.note))
     _say(f"wrote {out}")
 
+# %% ../nbs/61_cli.ipynb #835d87e9
 def _command_words(note: str) -> str:
     "A note of `dpnotes.evaluate.report` in the command's words: its Python arguments named by their options."
-    note = note.replace('give the real rows it never saw as the test table', 'pass the real rows it never saw with --test FILE')
+    note = note.replace('give the real rows it never saw as the test table',
+                        'pass the real rows it never saw with --test FILE')
     return re.sub(r'\breal_test=(\S*)', '--test', note.replace('real_test=None', '--test'))
 
 # %% ../nbs/61_cli.ipynb #1453ef2a
 @_app.command('reproduce')
-def reproduce_cmd(name: str = typer.Argument(None, metavar='NAME', help='an experiment from `dpnotes reproduce --list`'),
-                  list_: bool = typer.Option(False, '--list', help='list every table and figure that can be reproduced'),
-                  out: Path = typer.Option(Path('.'), '-o', '--out', help='folder for NAME.csv and NAME.png (created if missing)'),
-                  full: bool = typer.Option(False, '--full', help="the paper's protocol (minutes to an hour) instead of the small run"),
-                  seed: int = typer.Option(None, '--seed', help='fixed seed: for tests and teaching; default fresh entropy (printed)')):
+def reproduce_cmd(name: str = typer.Argument(None, metavar='NAME',
+                                             help='an experiment from `dpnotes reproduce --list`'),
+                  list_: bool = typer.Option(False, '--list',
+                                             help='list every table and figure that can be reproduced'),
+                  out: Path = typer.Option(Path('.'), '-o', '--out',
+                                           help='folder for NAME.csv and NAME.png (created if missing)'),
+                  full: bool = typer.Option(False, '--full',
+                                            help="the paper's protocol (minutes to an hour) instead of the small run"),
+                  seed: int = typer.Option(None, '--seed',
+                                           help='fixed seed: for tests and teaching; default fresh entropy (printed)')):
     """Regenerate a paper's table or figure as CSV (and PNG), or list them all with --list.
 
     Example:  dpnotes reproduce jl-table1 -o results/
@@ -561,6 +633,7 @@ def reproduce_cmd(name: str = typer.Argument(None, metavar='NAME', help='an expe
 _USAGE = tuple({typer.BadParameter.__mro__[1], click.exceptions.UsageError})
 _CLICK_ERR = tuple({typer.BadParameter.__mro__[2], click.exceptions.ClickException})
 
+# %% ../nbs/61_cli.ipynb #b222fe26
 def main(argv=None) -> int:
     "Console entry point `dpnotes`: bad input exits with code 2 and one line on stderr, never a traceback."
     cmd = typer.main.get_command(_app)

@@ -108,6 +108,7 @@ def statistic(default=None):
     "A field of a released value that is the output of a DP mechanism (or post-processing of one)."
     return field(default=default, metadata=dict(kind='statistic'))
 
+# %% ../nbs/06_contract.ipynb #c623a431
 def setting(default=None):
     "A field of a released value that is a public setting (the schema, the caller's settings, n)."
     return field(default=default, metadata=dict(kind='setting'))
@@ -135,9 +136,11 @@ class Released:
 _PLAIN = (str, bytes, bool, numbers.Number, type(None), np.generic, Charge, range)
 _RNGS = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
 
+# %% ../nbs/06_contract.ipynb #a5e33f48
 def _is_dask(v) -> bool:
     return type(v).__module__.split('.')[0] == 'dask'
 
+# %% ../nbs/06_contract.ipynb #60d1770c
 def _public_types() -> tuple:
     "Classes of public settings a released value may hold (the schema and its codec: built from public inputs)."
     return (Schema, Column, TableCodec, Spec, pd.CategoricalDtype, np.dtype)

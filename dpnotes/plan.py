@@ -33,6 +33,7 @@ def suffstat_sigmas(width: int, k: int, epsilon: float, delta: float,
     sigma = {s: gauss_sigma_rho(SENSITIVITY[s](r, width), shares[s]) for s in ('counts', 'centre', 'sums', 'moments')}
     return dict(rho=rho, radius=r, shares=shares, sigma=sigma, width=width, k=k)
 
+# %% ../nbs/62_plan.ipynb #7c30164d
 def _features(sch, label) -> list:
     "(column, kind, range W = upper − lower (1 for a category), categories or [None]) of every feature, in schema order."
     out = []
@@ -45,6 +46,7 @@ def _features(sch, label) -> list:
 # %% ../nbs/62_plan.ipynb #5068a4f5
 N_GRID = (100, 1_000, 10_000, 100_000)   # row counts of the forecast when no public estimate is given
 
+# %% ../nbs/62_plan.ipynb #b286e300
 def public_table(schema, label: str | None = None, n: int = 200) -> pd.DataFrame:
     "A table built from the schema alone (numbers at the middle of their bounds, the first category, the classes in turn): no private value."
     sch = as_schema(schema)
@@ -55,6 +57,7 @@ def public_table(schema, label: str | None = None, n: int = 200) -> pd.DataFrame
         else: out[c] = np.full(n, (col.lower + col.upper) / 2.0)
     return pd.DataFrame(out)
 
+# %% ../nbs/62_plan.ipynb #05ce09d2
 def plan_ledger(schema, method: str, epsilon: float, delta: float, label: str | None = None, calibrate: float = 0.0,
                 **params) -> pd.DataFrame:
     "The ledger a release would write: the method's `charges` from public inputs alone (δ given)."
@@ -76,9 +79,12 @@ def suffstat_noise(schema, label: str, epsilon: float, delta: float) -> tuple:
     for c, kind, W, cats in feats:
         for v in cats:
             name, unit = (c, f'{c} units') if v is None else (f'{c}={v}', 'rows')
-            rows.append(('column total (centre)', name, s['centre'], W * s['centre'], f'{unit} x rows' if v is None else unit))
-            rows.append(('class sum (each class)', name, s['sums'], W * s['sums'], f'{unit} x rows' if v is None else unit))
-            rows.append(('second moment, diagonal', name, s['moments'], W * W * s['moments'], f'({unit})² x rows' if v is None else unit))
+            rows.append(('column total (centre)', name, s['centre'], W * s['centre'],
+                         f'{unit} x rows' if v is None else unit))
+            rows.append(('class sum (each class)', name, s['sums'], W * s['sums'],
+                         f'{unit} x rows' if v is None else unit))
+            rows.append(('second moment, diagonal', name, s['moments'], W * W * s['moments'],
+                         f'({unit})² x rows' if v is None else unit))
     rows.append(('second moment, off-diagonal (i, j)', 'every pair', s['moments'] / math.sqrt(2),
                  f"{s['moments'] / math.sqrt(2):.4g} x W_i x W_j", 'W = upper − lower'))
     t = pd.DataFrame(rows, columns=['statistic', 'column', 'sigma (unit box)', 'sigma (your units)', 'unit'])
@@ -124,14 +130,18 @@ def text(self: Plan) -> str:
     "The plan as the command prints it: ledger, noise scales, forecast (a grid over n), and the assumptions."
     f = lambda v: f'{v:.4g}'
     out = [f"DRY RUN — no data read: {self.method} at ε={self.epsilon:g}, δ={self.delta:.3g}; everything below is a "
-           "function of the schema and these settings only", '', 'privacy ledger:', self.ledger.to_string(index=False, float_format=f)]
+           "function of the schema and these settings only", '', 'privacy ledger:',
+           self.ledger.to_string(index=False, float_format=f)]
     with pd.option_context('display.width', 250, 'display.max_rows', 2000, 'display.max_colwidth', 60):
         if self.noise is not None:
-            out += ['', 'noise on each released statistic (Gaussian, std):', self.noise.to_string(index=False, float_format=f)]
+            out += ['', 'noise on each released statistic (Gaussian, std):',
+                    self.noise.to_string(index=False, float_format=f)]
         if self.forecast is not None:
-            t = self.forecast.pivot_table(index=['column', 'released value'], columns='n', values='noise sd (your units)', sort=False)
+            t = self.forecast.pivot_table(index=['column', 'released value'], columns='n',
+                                          values='noise sd (your units)', sort=False)
             t.columns = [f'n={n:,}' for n in t.columns]
-            out += ['', 'forecast: noise std of each released value, in your units, by input rows n:', t.to_string(float_format=f)]
+            out += ['', 'forecast: noise std of each released value, in your units, by input rows n:',
+                    t.to_string(float_format=f)]
     return '\n'.join(out + [''] + [f'note: {x}' for x in self.notes])
 
 
@@ -148,21 +158,29 @@ def plan_release(schema, # the public `Schema` (or its dict / JSON path)
     "Before touching data: the ledger, every noise scale in the user's units and a forecast of the released values' noise."
     sch = as_schema(schema)
     if method not in METHODS: raise ValueError(f"method: unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    if rows is not None and (not isinstance(rows, (int, np.integer)) or rows < 1): raise ValueError(f"rows must be an integer >= 1, got {rows!r}")
+    if rows is not None and (not isinstance(rows, (int, np.integer)) or rows < 1): raise ValueError("rows "
+                                                                                                    "must "
+                                                                                                    "be an "
+                                                                                                    f"integer >= 1, got {rows!r}")
     label = label if label is not None else sch.label
     ns = N_GRID if rows is None else (int(rows),)
     n_led = None if delta is not None else (int(rows) if rows is not None else 10_000)
     d = float(delta) if delta is not None else default_delta(n_led)
-    notes = [] if delta is not None else [f"δ = min(1e-5, 1/(10 n)) at n = {n_led:,}" + ('' if rows else ' (pass a row estimate for yours)')]
+    notes = [] if delta is not None else [f"δ = min(1e-5, 1/(10 n)) at n = {n_led:,}"
+                                          + ('' if rows else ' (pass a row estimate for yours)')]
     noise = forecast = None
-    if method == 'suffstat-gauss' and label is not None:       # with calibration the fit spends only its part of the budget
+    if method == 'suffstat-gauss' and label is not None:       # with calibration the fit spends only its part
+                                                               # of the budget
         noise, p = suffstat_noise(sch, label, calibration_budget(METHODS[method], epsilon, d, calibrate)[1][0], d)
         forecast = suffstat_forecast(sch, label, p, ns)
-        notes += [f"clipping radius {p['radius']:.4g} on the centred unit box (rule κ√(width/12), κ = {default_of(SuffStatGauss, 'clip_factor')}, width {p['width']}); "
+        notes += [f"clipping radius {p['radius']:.4g} on the centred unit box (rule κ√(width/12), κ = "
+                  f"{default_of(SuffStatGauss, 'clip_factor')}, width {p['width']}); "
                   "rows beyond it are shrunk, a bias that depends on the data and is not in the forecast",
-                  "classes assumed of equal size n/k; the noise on the counts and on the centre is second order and left out"]
+                  "classes assumed of equal size n/k; the noise on the counts and on the centre is second "
+                  "order and left out"]
     else: notes.append(f"no analytic error model for {method} in dpnotes.plan yet: ledger only")
     if calibrate: notes.append("marginal calibration: the histograms' noise is not in the forecast")
     w = None if rows is None else size_warning(method, int(rows), len(sch.columns), epsilon, d, **params)
     if w: notes.append(w)
-    return Plan(method, float(epsilon), d, n_led, plan_ledger(sch, method, epsilon, d, label, calibrate, **params), noise, forecast, notes)
+    return Plan(method, float(epsilon), d, n_led,
+                plan_ledger(sch, method, epsilon, d, label, calibrate, **params), noise, forecast, notes)

@@ -44,10 +44,12 @@ def default_of(cls, name: str):
     "The default of parameter `name` of `cls`: an adapter restates no default of the estimator it passes it to."
     return inspect.signature(cls.__init__).parameters[name].default
 
+# %% ../nbs/58_registry.ipynb #4a0a11bd
 def default_delta(n: int) -> float:
     "δ = min(1e-5, 1/(10 n)): well below 1/n (n is public under replace-one neighbours)."
     return float(min(1e-5, 1.0 / (10 * check_int(n, 'n'))))
 
+# %% ../nbs/58_registry.ipynb #5c2e4810
 @dataclass(frozen=True)
 class NoParams(Spec):
     "The settings of a method that has no parameter of its own."
@@ -75,6 +77,7 @@ class Method:
 # %% ../nbs/58_registry.ipynb #538f0e05
 _SHARED = ('epsilon', 'delta', 'schema', 'classes', 'rng', 'sampler')
 
+# %% ../nbs/58_registry.ipynb #4e87bd03
 def _init_signature(cls) -> inspect.Signature:
     "The constructor's signature: the shared parameters, then the `Spec`'s fields with their one default."
     base = list(inspect.signature(Method.__init__).parameters.values())[:1 + len(_SHARED)]
@@ -82,6 +85,7 @@ def _init_signature(cls) -> inspect.Signature:
            for k, (d, _) in spec_fields(cls.spec_type).items()]
     return inspect.Signature(base + own)
 
+# %% ../nbs/58_registry.ipynb #a96ac2f2
 @patch(cls_method=True)
 def __init_subclass__(cls: Method, **kw):
     "Every adapter's constructor shows its `Spec`'s parameters (for `inspect`, the docs and the command's help)."
@@ -98,6 +102,7 @@ class Public:
     n: int | None = None           # input rows (public under replace-one; None in a plan)
     columns: tuple = ()            # the schema's column names
 
+# %% ../nbs/58_registry.ipynb #26e6d360
 def public_inputs(schema, label=None, columns=None, n=None) -> Public:
     "`Public` of a schema (with the input's column names when known) and a label."
     sch = as_schema(schema)
@@ -105,12 +110,14 @@ def public_inputs(schema, label=None, columns=None, n=None) -> Public:
     k = None if label is None else len(sch.columns[label].categories)
     return Public(codec.width, k, n, tuple(sch.columns))
 
+# %% ../nbs/58_registry.ipynb #73db23e9
 def _method_validate(self):
     "The shared checks (the method's own were done by its `Spec`); returns the checked (epsilon, sampler)."
     eps = check_epsilon(self.epsilon)
     if self.delta is not None: check_delta(self.delta, allow_zero=False)
     return eps, check_sampler(self.sampler)
 
+# %% ../nbs/58_registry.ipynb #68ab425b
 Method._validate = _method_validate
 
 # %% ../nbs/58_registry.ipynb #9b28128b
@@ -125,6 +132,7 @@ def _frame_of(data, label=None):
         return df, lab, data.schema
     raise TypeError(f"data must be a pandas DataFrame or a dpnotes.data.Dataset, got {type(data).__name__}")
 
+# %% ../nbs/58_registry.ipynb #675732f8
 def _encode_part(part, codec) -> pd.DataFrame:
     "One partition encoded through the schema (row-wise, public): the encoded columns and the label codes."
     E, y = codec.encode(part)
@@ -132,13 +140,16 @@ def _encode_part(part, codec) -> pd.DataFrame:
     if y is not None: out[_LABEL] = y
     return out
 
+# %% ../nbs/58_registry.ipynb #31015940
 def _check_dask_input(self, data):
     "A Dask input is accepted by the methods that support it, as a DataFrame."
     if not type(self).supports_dask:
         ok = [m for m, c in METHODS.items() if c.supports_dask]
-        raise ValueError(f"data: method {self.name!r} does not accept a Dask DataFrame; methods that do: {', '.join(ok)} "
+        raise ValueError(f"data: method {self.name!r} does not accept a Dask DataFrame; methods that do: "
+                         f"{', '.join(ok)} "
                          "(or pass an in-memory pandas frame, e.g. data.compute())")
-    if not hasattr(data, 'columns'): raise TypeError("data: pass a Dask DataFrame (the caller's columns), not a Dask array or series")
+    if not hasattr(data, 'columns'): raise TypeError("data: pass a Dask DataFrame (the caller's columns), "
+                                                     "not a Dask array or series")
 
 # %% ../nbs/58_registry.ipynb #1b414481
 def _label_schema(self, schema, label):
@@ -151,15 +162,19 @@ def _label_schema(self, schema, label):
         if classes is not None:
             classes = list(classes)
             if cats is not None and [str(c) for c in cats] != [str(c) for c in classes]:
-                raise ValueError(f"classes={classes} differs from the schema's categories {list(cats)} for label {label!r}")
+                raise ValueError(f"classes={classes} differs from the schema's categories {list(cats)} for "
+                                 f"label {label!r}")
             d = _to_dict(schema)
             schema = Schema.from_dict({**d, 'columns': {**d['columns'], label: {'kind': 'categorical',
                                                                                 'categories': classes}}})
         if len(schema.columns[label].categories) < 2:
-            raise ValueError(f"classes: a label needs at least two public classes, got {list(schema.columns[label].categories)}")
-    elif self.uses_labels and self.classes is not None: raise ValueError("classes was given but no label column: pass label=")
+            raise ValueError("classes: a label needs at least two public classes, got "
+                             f"{list(schema.columns[label].categories)}")
+    elif self.uses_labels and self.classes is not None: raise ValueError("classes was given but no label "
+                                                                         "column: pass label=")
     return schema
 
+# %% ../nbs/58_registry.ipynb #269ed8a0
 def _nonempty_partitions(data):
     "(the Dask frame without its empty partitions, n): one counting pass, so the partition layout never decides an exception."
     lens = [int(k) for k in data.map_partitions(len).compute()]
@@ -195,6 +210,7 @@ def _method_prepare(self, data, label=None):
     self.delta_ = float(self.delta) if self.delta is not None else default_delta(self.n_)
     return E, y
 
+# %% ../nbs/58_registry.ipynb #209b7be9
 Method._prepare = _method_prepare
 
 # %% ../nbs/58_registry.ipynb #3e2f795f
@@ -202,6 +218,7 @@ def _method_charge(self, step: str, mechanism: str, epsilon: float, delta: float
     "Record one charge that the fit makes (a step that sees the private data)."
     self._charges.append(Charge(step, mechanism, float(epsilon), float(delta), rho))
 
+# %% ../nbs/58_registry.ipynb #53f6422d
 Method._charge = _method_charge
 Method._charges_of = classmethod(lambda cls, spec, public, eps, delta: [])
 
@@ -215,6 +232,7 @@ def charges(cls: Method, spec, public: Public, epsilon: float, delta: float, cal
     out += cls._charges_of(spec, public, e_m, d_m)
     return ledger_frame(out, epsilon, delta, in_rho=bool(s) and cls.composes_in_rho)
 
+# %% ../nbs/58_registry.ipynb #9c8a3308
 def _calibration_charge(eps: float, delta: float) -> Charge:
     "The charge of marginal calibration at (eps, delta): one Gaussian mechanism accounted in ρ."
     rho = copula_rho(eps, delta)
@@ -241,7 +259,8 @@ def quantile_map(values, st:dict, p, rng) -> np.ndarray:
     r = np.empty(n, dtype=np.int64); r[np.lexsort((rng.random(n), x))] = np.arange(n)   # ranks, ties broken at random
     q = np.asarray(p, float).copy()
     if st['missing']: q[0] = 0.0
-    q = q / q.sum() if q.sum() > 0 else np.r_[np.zeros(int(st['missing'])), np.full(len(q) - int(st['missing']), 1.0 / (len(q) - int(st['missing'])))]
+    q = q / q.sum() if q.sum() > 0 else np.r_[np.zeros(int(st['missing'])),
+                                              np.full(len(q) - int(st['missing']), 1.0 / (len(q) - int(st['missing'])))]
     return _decode_column((r + rng.uniform(size=n)) / n, st, q).to_numpy(dtype=float)
 
 
@@ -252,7 +271,8 @@ def _calibration_fit(self: Method, E, y, eps: float, delta: float, sampler: str,
     c = self.codec_; sch = c.schema.columns
     cols = {k: dict(kind=sch[k].kind, lower=sch[k].lower, upper=sch[k].upper) for k in c.order
             if k != c.label and sch[k].kind in ('numeric', 'integer')}
-    if not cols: raise ValueError("calibrate: the schema has no numeric or integer column to calibrate; use calibrate=0")
+    if not cols: raise ValueError("calibrate: the schema has no numeric or integer column to calibrate; use "
+                                  "calibrate=0")
     m = CopulaGauss(cols, eps, delta, dependence='independent', atoms=getattr(self, '_calibrate_atoms', False),
                     rng=rng, sampler=sampler).fit(c.decode(E, y)[list(cols)])
     ch = _calibration_charge(eps, delta)
@@ -260,6 +280,7 @@ def _calibration_fit(self: Method, E, y, eps: float, delta: float, sampler: str,
     self._charges.append(ch)
     return FrozenMap(columns=tuple(m.columns_), states=FrozenMap(m.states_), probs=FrozenMap(m.probs_))
 
+# %% ../nbs/58_registry.ipynb #544a8d09
 def _calibrated(r: Fitted, out: pd.DataFrame, rng) -> pd.DataFrame:
     "The sampled table with each calibrated column quantile-mapped onto the released marginals (post-processing)."
     m = r.calibration
@@ -285,6 +306,7 @@ def _stream(root) -> np.random.Generator:
     "An independent generator seeded by outputs of `root` (not by its state or its seed entropy): knowing it does not give `root` back."
     return np.random.default_rng(np.random.SeedSequence(root.integers(0, 2**63, size=4).tolist()))
 
+# %% ../nbs/58_registry.ipynb #18fc844a
 def _check_drafted(codec, allow_drafted: bool):
     "Refuse a schema whose fields were drafted from the data (not private), unless the caller allows it for teaching."
     dr = drafted_fields(codec.schema)
@@ -343,10 +365,12 @@ def sample(fitted: Fitted, n: int | None = None, rng=None) -> pd.DataFrame:
     n = fitted.n if n is None else check_int(n, 'n')
     return METHODS[fitted.method]._sample_fitted(fitted, n, as_rng(rng))
 
+# %% ../nbs/58_registry.ipynb #c64fc741
 @patch
 def sample(self: Method, n: int | None = None) -> pd.DataFrame:
     "A released table of `n` rows from this fit (its own sampling stream). Post-processing only."
-    if not hasattr(self, 'released_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(data) first")
+    if not hasattr(self, 'released_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call "
+                                                        "fit(data) first")
     n = self.n_ if n is None else check_int(n, 'n')
     return type(self)._sample_fitted(self.released_, n, self._rng_)
 
@@ -363,12 +387,14 @@ def _sample_fitted(cls: Method, r: Fitted, n: int, rng) -> pd.DataFrame:
         out[lab] = pd.Categorical.from_codes(np.asarray(y, dtype=np.int64), dtype=r.codec.dtypes[lab])
     return out
 
+# %% ../nbs/58_registry.ipynb #6a1c09be
 Method._needs_labels = lambda self: False
 Method._prefix = 'z'
 
 # %% ../nbs/58_registry.ipynb #2476bd6c
 DECISIONS = 'decisions.html'    # the page of every decision record (nbs/92_decisions.ipynb)
 
+# %% ../nbs/58_registry.ipynb #fbc365f3
 RETIRED = {                     # (parameter, value; None: any value) -> anchor on the decisions page
     ('calibrate_atoms', None): 'calibrate-atoms',
     ('atoms', True): 'copula-atoms', ('atoms', 'merge'): 'copula-atoms',
@@ -394,6 +420,7 @@ def _checked_by(est_cls, method: str = '_check_params', **fixed):
         getattr(est, method)()
     return check
 
+# %% ../nbs/58_registry.ipynb #88a6142b
 @dataclass(frozen=True)
 class DPRPSpec(Spec):
     "DPRP's own parameters (defaults: `DPRP`'s)."
@@ -415,7 +442,7 @@ class DPRPRelease(Method):
     _preprocess, _theorem_b, _prefix = 'bounds', 'analytic', 'u'
     supports_dask = True           # DPRP's own two-pass Dask path: exact Gram matrix, noisy rows drawn per partition
 
-
+# %% ../nbs/58_registry.ipynb #66652752
 class DPRPPaperRelease(DPRPRelease):
     "DPRP as published: rows scaled to unit L2 norm (units lost) and Theorem B read as printed (not private: see the errata)."
     name = 'dprp-paper'
@@ -434,6 +461,7 @@ def _charges_of(cls: DPRPRelease, spec, public, eps, delta) -> list:
     if spec.k1 == 'auto': out.append(Charge('k1: exponential mechanism', 'exponential mechanism', m.eps_[2], 0.0))
     return out + [Charge("P': Gaussian noise on XR (Theorem A)", 'Gaussian mechanism', m.eps_[0], m.delta_[0])]
 
+# %% ../nbs/58_registry.ipynb #2aaa81d9
 @patch
 def _fit(self: DPRPRelease, E, y, eps, delta, sampler, rng) -> dict:
     kw = dict(k1=self.spec.k1, k2=self.spec.k2, split=self.spec.split, preprocess=self._preprocess,
@@ -455,6 +483,7 @@ def _persist_rows(rows, labels) -> tuple:
     both = both.persist()
     return both[[c for c in both.columns if c != _LABEL]], (both[_LABEL] if labels is not None else None)
 
+# %% ../nbs/58_registry.ipynb #b7cee6dd
 @patch(cls_method=True)
 def _draw(cls: DPRPRelease, r, n, rng):
     "The released rows in a random order (or n of them drawn with replacement)."
@@ -462,6 +491,7 @@ def _draw(cls: DPRPRelease, r, n, rng):
     rows, labels = r.stats['rows'], r.stats['labels']
     return rows[idx], (None if labels is None else labels[idx])
 
+# %% ../nbs/58_registry.ipynb #d34c792c
 @patch(cls_method=True)
 def _draw_dask(cls: DPRPRelease, r, n, rng):
     "On Dask the release is the n noisy rows themselves (drawn per partition, computed once), decoded on the workers."
@@ -483,6 +513,7 @@ class GaussSpec(Spec):
         if self.p is not None and self.p > public.width:
             raise ValueError(f"p={self.p} exceeds the encoded width {public.width} of this schema")
 
+# %% ../nbs/58_registry.ipynb #2e5d662e
 class _GaussRelease(Method):
     "RON-/PCA-Gauss through the front door: the model on centred encoded rows, plus a private route back to original units."
     uses_delta, spec_type = False, GaussSpec
@@ -503,9 +534,11 @@ def _estimator(self: _GaussRelease, width: int, labelled: bool, eps: float, rng,
         if not self._published: kw['count_share'] = self.spec.count_share
     return self._cls(p, eps - e_norm, **self._extra(), **kw), e_norm
 
+# %% ../nbs/58_registry.ipynb #3fa520ec
 _NAMES = {'pca': 'principal basis', 'mu': 'mean', 'cov': 'second moment', 'count': 'class sizes',
           'label_mean': 'label mean'}
 
+# %% ../nbs/58_registry.ipynb #d7a13e5c
 @patch
 def _step_charges(self: _GaussRelease, budget: dict, labelled: bool, e_norm: float) -> list:
     "The charges of a budget split of RON-/PCA-Gauss, and of the row-norm histogram."
@@ -531,6 +564,7 @@ def _charges_of(cls: _GaussRelease, spec, public, eps, delta) -> list:
     else: b = est._budgets(e, fr)
     return me._step_charges(b, labelled, e_norm)
 
+# %% ../nbs/58_registry.ipynb #d9272a50
 @patch
 def _fit(self: _GaussRelease, E, y, eps, delta, sampler, rng) -> dict:
     X = 2.0 * E - 1.0                                      # public centring: every coordinate in [-1, 1]
@@ -555,6 +589,7 @@ def _norm_probs(self: _GaussRelease, X, m: int, e_norm: float, rng, sampler) -> 
         h = np.maximum(add_laplace(cnt, 2.0 / e_norm, rng, sampler), 0.0)   # integer counts lie on the safe grid
     return h / h.sum() if h.sum() > 0 else np.full(B, 1.0 / B)
 
+# %% ../nbs/58_registry.ipynb #a486403c
 @patch(cls_method=True)
 def _draw(cls: _GaussRelease, r, n, rng):
     V, y = _draw_released(r.stats['model'], n, rng)
@@ -584,6 +619,7 @@ def _norm_hist(X, m: int, B: int) -> np.ndarray:
     r = row_norms(A)
     return np.bincount(np.minimum((r / math.sqrt(m) * B).astype(int), B - 1), minlength=B)
 
+# %% ../nbs/58_registry.ipynb #102b977b
 def _to_units(V, probs, rng):
     "The route back to units (post-processing): directions of the model rows, radii drawn from the released norm histogram."
     n, B, m = len(V), len(probs), V.shape[1]
@@ -591,6 +627,7 @@ def _to_units(V, probs, rng):
     U = unit_rows(V) * r[:, None]
     return (np.clip(U, -1.0, 1.0) + 1.0) / 2.0
 
+# %% ../nbs/58_registry.ipynb #c4bcc6d8
 def _gauss_release_part(spec) -> pd.DataFrame:
     "One output partition of a Dask RON-Gauss release (runs on a worker, its own stream): model rows, radii, decoded."
     s, seq, size, start, probs, codec = spec
@@ -601,6 +638,7 @@ def _gauss_release_part(spec) -> pd.DataFrame:
     out.index = pd.RangeIndex(start, start + size)
     return out
 
+# %% ../nbs/58_registry.ipynb #7eb18883
 class RONGaussRelease(_GaussRelease):
     "RON-Gauss (corrected sensitivities, private class sizes) with the row-norm route back to original units."
     name, system, paper, _cls = 'ron-gauss', 'RON-Gauss', 'Chanyaswad, Liu & Mittal', RONGauss
@@ -608,6 +646,7 @@ class RONGaussRelease(_GaussRelease):
     needs_public = 'schema (bounds, categories), classes, n'
     supports_dask = True           # RONGauss's two-pass Dask fit; the norm histogram is an integer count per partition
 
+# %% ../nbs/58_registry.ipynb #c6a95b06
 class RONGaussPaperRelease(RONGaussRelease):
     "RON-Gauss as published: Lemma 4/5 calibration, exact class sizes, output in the projected coordinates."
     name, original_units, private, _published, _prefix = 'ron-gauss-paper', False, False, True, 'ron'
@@ -623,6 +662,7 @@ class PCAGaussRelease(_GaussRelease):
     needs_public = 'schema (bounds, categories), classes, n'
     def _extra(self): return dict(pca='lap')
 
+# %% ../nbs/58_registry.ipynb #bdd0e275
 class PCAGaussPaperRelease(PCAGaussRelease):
     "PCA-Gauss as published: the paper's calibration, exact class sizes, output in principal coordinates."
     name, original_units, private, _published, _prefix = 'pca-gauss-paper', False, False, True, 'pc'
@@ -635,6 +675,7 @@ class JLSpec(Spec):
     "JL + Laplace's front-door parameter."
     k: int | None = param(None, int_at_least(1, none_ok=True), 'projected dimension; None: ceil(width / 2)')
 
+# %% ../nbs/58_registry.ipynb #5df62a93
 class JLRelease(Method):
     "Dhaliwal et al.'s JL + Laplace release of the encoded rows (features only; the label is not released)."
     name, system, paper = 'jl-laplace', 'JL + Laplace', 'Dhaliwal et al.'
@@ -660,11 +701,13 @@ def _fit(self: JLRelease, E, y, eps, delta, sampler, rng) -> dict:
     self._charges += self._charges_of(self.spec, None, eps, delta)      # one step, fixed by its settings
     return dict(rows=rows, k=k, noise_var=2 * b * b)
 
+# %% ../nbs/58_registry.ipynb #969dec7d
 @patch(cls_method=True)
 def _draw(cls: JLRelease, r, n, rng):
     idx = rng.permutation(r.n) if n == r.n else rng.integers(0, r.n, size=n)
     return r.stats['rows'][idx], None
 
+# %% ../nbs/58_registry.ipynb #e65c92f6
 class JLPaperRelease(JLRelease):
     "JL + Laplace with the paper's sensitivity level c (its δ can exceed 1: not a guarantee)."
     name, private, _published = 'jl-laplace-paper', False, True
@@ -673,6 +716,7 @@ class JLPaperRelease(JLRelease):
 # %% ../nbs/58_registry.ipynb #1400ed41
 _DS = partial(default_of, DPSyn)
 
+# %% ../nbs/58_registry.ipynb #2224c36a
 @dataclass(frozen=True)
 class DPSynSpec(Spec):
     "DP-SYN's front-door parameters (defaults: `DPSyn`'s)."
@@ -685,6 +729,7 @@ class DPSynSpec(Spec):
 
     def __post_init__(self): _checked_by(DPSyn, '_validate', bounds=(0.0, 1.0))(self)
 
+# %% ../nbs/58_registry.ipynb #3aa2adbc
 class DPSynRelease(Method):
     "DP-SYN through the front door: per-label DP auto-encoder + DP-EM on the encoded rows, private class sizes."
     name, system, paper = 'dp-syn', 'DP-SYN', 'Abay et al.'
@@ -704,6 +749,7 @@ def _charges_of(cls: DPSynRelease, spec, public, eps, delta) -> list:
             Charge(f'per-label auto-encoder (DP-SGD) + DP-EM, parallel over {k} labels', mech,
                    (1 - c) * eps, (1 - c) * delta)]
 
+# %% ../nbs/58_registry.ipynb #0e6fd8d4
 @patch
 def _fit(self: DPSynRelease, E, y, eps, delta, sampler, rng) -> dict:
     s = self.spec
@@ -721,17 +767,20 @@ def _fit(self: DPSynRelease, E, y, eps, delta, sampler, rng) -> dict:
 # %% ../nbs/58_registry.ipynb #7822d3a8
 _DPSYN_STATE = ('class_weights_', 'groups_', 'classes_', 'lo_', 'hi_', 'columns_', 'y_name_')
 
+# %% ../nbs/58_registry.ipynb #a244cdc3
 def _rebuilt(cls, state):
     "An estimator of class `cls` holding only the released `state` (for its own post-processing code)."
     m = cls.__new__(cls)
     m.__dict__.update(dict(state))
     return m
 
+# %% ../nbs/58_registry.ipynb #6a2583f8
 @patch(cls_method=True)
 def _draw(cls: DPSynRelease, r, n, rng):
     X, y = _rebuilt(DPSyn, r.stats).sample(n, rng=rng)
     return np.asarray(X, dtype=float), np.asarray(y).astype(np.int64)
 
+# %% ../nbs/58_registry.ipynb #9ecc148c
 class DPSynPaperRelease(DPSynRelease):
     "DP-SYN as published: exact class sizes (public by assumption)."
     name, private, _published = 'dp-syn-paper', False, True
@@ -766,11 +815,13 @@ def _fit(self: SuffStatRelease, E, y, eps, delta, sampler, rng) -> dict:
                  'Gaussian mechanism (zCDP)', eps, delta, rho=m.rho_)
     return dict(model=m._model(), columns=tuple(m._columns()))
 
+# %% ../nbs/58_registry.ipynb #bf6997b3
 @patch(cls_method=True)
 def _draw(cls: SuffStatRelease, r, n, rng):
     Z, lab = _suffstat_draw(rng, n, *r.stats['model'])
     return np.asarray(Z, dtype=float), np.asarray(lab).astype(np.int64)
 
+# %% ../nbs/58_registry.ipynb #926a1e08
 @patch(cls_method=True)
 def _draw_dask(cls: SuffStatRelease, r, n, rng):
     "A Dask DataFrame in the input's columns and units: rows drawn and decoded on the workers, one stream per partition."
@@ -778,6 +829,7 @@ def _draw_dask(cls: SuffStatRelease, r, n, rng):
     out = _sample_dask(r.stats['model'], cols, n, rng)
     return out.map_partitions(_decode_part, r.codec, cols, meta=_decode_part(out._meta, r.codec, cols))
 
+# %% ../nbs/58_registry.ipynb #3657dbff
 def _decode_part(part, codec, columns) -> pd.DataFrame:
     "One sampled partition decoded through the schema (row-wise, public), keeping the partition's index."
     out = codec.decode(part[columns].to_numpy(dtype=float), part[_LABEL].to_numpy().astype(np.int64))
@@ -791,12 +843,14 @@ def _copula_cast(col, values) -> pd.Series:
     x = pd.to_numeric(pd.Series(values), errors='coerce').astype('float64')
     return x.round().astype('Int64') if col.kind == 'integer' else x
 
+# %% ../nbs/58_registry.ipynb #6e77913c
 def _copula_spec(col, complete:bool=False) -> dict:
     "The `CopulaGauss` spec of one schema column; `'missing': False` when it is declared complete (`complete=` or the column's own `missing` field)."
     d = dict(kind=col.kind, categories=col.categories, lower=col.lower, upper=col.upper)
     if complete or getattr(col, 'missing', None) is False: d['missing'] = False
     return d
 
+# %% ../nbs/58_registry.ipynb #5d76a02d
 def _fill_declared(df, cols:dict) -> pd.DataFrame:
     "`df` with the missing cells of the columns declared complete set to a public value (the lower bound, the first category): the front door refuses nothing about the data."
     bad = [k for k, s in cols.items() if s.get('missing') is False]
@@ -810,6 +864,7 @@ def _fill_declared(df, cols:dict) -> pd.DataFrame:
 # %% ../nbs/58_registry.ipynb #cg000000
 _CG = partial(default_of, CopulaGauss)
 
+# %% ../nbs/58_registry.ipynb #6793e2dc
 def _copula_checks(spec):
     "The copula's own validation of these settings on a one-column public stand-in spec (nothing is fitted)."
     check_retired({f.name: getattr(spec, f.name) for f in fields(spec)})
@@ -817,6 +872,7 @@ def _copula_checks(spec):
     m = CopulaGauss({'_': dict(kind='numeric', lower=0.0, upper=1.0)}, 1.0, 1e-5, **kw)
     m._validate(pd.DataFrame({'_': [0.0, 1.0]}))
 
+# %% ../nbs/58_registry.ipynb #895f3f0b
 @dataclass(frozen=True)
 class CopulaSpec(Spec):
     "The copula's front-door parameters (defaults: `CopulaGauss`'s)."
@@ -828,7 +884,8 @@ class CopulaSpec(Spec):
     shrink: float | str = param(_CG('shrink'), doc="'auto' or a λ in [0, 1]")
     scale_share: float = param(_CG('scale_share'), doc="share of ρ for the scale ranges of binned columns")
     atoms: str | bool = param(_CG('atoms'), doc="'threshold' (states on the bounds, kept above a threshold) or False")
-    complete: tuple = param(tuple(_CG('complete')), lambda v, name: tuple(v), 'columns declared to have no missing cell')
+    complete: tuple = param(tuple(_CG('complete')), lambda v, name: tuple(v),
+                            'columns declared to have no missing cell')
     missing: str = param(_CG('missing'), doc="'threshold': a missing state kept only above its threshold")
 
     def __post_init__(self):
@@ -841,6 +898,7 @@ def check_public(self: CopulaSpec, public: Public):
     bad = sorted(set(self.complete) - set(public.columns)) if public.columns else []
     if bad: raise ValueError(f"complete: {bad[:3]} are not columns of the schema")
 
+# %% ../nbs/58_registry.ipynb #f886a661
 class CopulaRelease(Method):
     "DP marginals (noisy histograms on the schema's states, missing as a state) + a Gaussian copula, on the caller's own columns."
     name, system, paper = 'copula-gauss', 'DP marginals + Gaussian copula', 'dpnotes (after Li, Xiong & Jiang 2014)'
@@ -862,8 +920,10 @@ def fit(self: CopulaRelease, data, label=None, allow_drafted: bool = False):
     try: return Method.fit(self, data, label, allow_drafted)
     finally: self._frame = None
 
+# %% ../nbs/58_registry.ipynb #c205641f
 _COPULA_STATE = ('probs_', 'n_', 'dependence_', 'corr_', 'means_', 'covs_', 'label', 'states_', 'columns_')
 
+# %% ../nbs/58_registry.ipynb #f52f129e
 @patch
 def _fit(self: CopulaRelease, E, y, eps, delta, sampler, rng) -> dict:
     df, self._frame = self._frame, None                  # the private frame is dropped before anything is returned
@@ -887,18 +947,24 @@ def _sample_fitted(cls: CopulaRelease, r, n, rng) -> pd.DataFrame:
 
 # %% ../nbs/58_registry.ipynb #d1a104f7
 METHODS: dict = {}
+
+# %% ../nbs/58_registry.ipynb #ddfdcb5c
 # the method of `release()`, the plan and the command when none is named (decision D15 on the decisions page)
 DEFAULT_METHOD = 'suffstat-gauss'
 
+# %% ../nbs/58_registry.ipynb #63d2f8dc
 def register(cls):
     "Add an adapter class to the registry under `cls.name` (returns the class, so it can decorate)."
-    if not (isinstance(cls, type) and issubclass(cls, Method) and cls.name): raise TypeError("register: pass a Method subclass with a name")
+    if not (isinstance(cls, type) and issubclass(cls, Method) and cls.name): raise TypeError("register: pass "
+                                                                                             "a Method "
+                                                                                             "subclass with a name")
     METHODS[cls.name] = cls
     return cls
 
 for _c in (DPRPRelease, DPRPPaperRelease, RONGaussRelease, RONGaussPaperRelease, PCAGaussRelease, PCAGaussPaperRelease,
            JLRelease, JLPaperRelease, DPSynRelease, DPSynPaperRelease, SuffStatRelease, CopulaRelease): register(_c)
 
+# %% ../nbs/58_registry.ipynb #8ca0763f
 def methods() -> pd.DataFrame:
     "One row per registered method: name, paper, guarantee, what it needs public, whether its output is in original units."
     rows = [dict(name=c.name, system=c.system, paper=c.paper, private=c.private, guarantee=c.guarantee,
@@ -915,7 +981,8 @@ def method_params(cls) -> list:
 def method_options(method: str) -> pd.DataFrame:
     "One row per parameter of `method` (`release(**params)`, `--option`): its one default and what it does."
     if method not in METHODS: raise ValueError(f"method: unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    rows = [dict(option=k, default=repr(d), meaning=doc) for k, (d, doc) in spec_fields(METHODS[method].spec_type).items()]
+    rows = [dict(option=k, default=repr(d), meaning=doc) for k,
+            (d, doc) in spec_fields(METHODS[method].spec_type).items()]
     return pd.DataFrame(rows, columns=['option', 'default', 'meaning'])
 
 # %% ../nbs/58_registry.ipynb #cc89ec92
@@ -959,6 +1026,7 @@ def build(method: str, # a name in `methods()`
 class SizeWarning(UserWarning):
     "A warning computed from public inputs only (the table's size against the budget): the same for neighbouring tables."
 
+# %% ../nbs/58_registry.ipynb #8b4cd336
 def size_warning(method:str, n:int, d:int, epsilon:float, delta:float, **params) -> str | None:
     "One line when `method` is `copula-gauss` and `n` is below `copula_min_rows(d, ε, δ)` for its `split` and `scale_share` (public inputs only), else None."
     if method != 'copula-gauss': return None
@@ -967,6 +1035,7 @@ def size_warning(method:str, n:int, d:int, epsilon:float, delta:float, **params)
     split, share = (params.get(k, dflt[k].default) for k in ('split', 'scale_share'))
     need = copula_min_rows(int(d), float(epsilon), float(delta), split=split, scale_share=share)
     if n >= need: return None
-    return (f"warning: {method}: {n} rows is below copula_min_rows({d}, ε={epsilon:g}) = {need}: each column's released "
+    return (f"warning: {method}: {n} rows is below copula_min_rows({d}, ε={epsilon:g}) = {need}: each "
+            "column's released "
             f"marginal is mostly noise (1-way TVD of about 0.2 or more per column); raise ε, release fewer columns, "
             f"or read the marginals as noise")

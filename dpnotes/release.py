@@ -15,7 +15,8 @@ import pandas as pd
 
 from .data import Schema, as_schema, drafted_fields, TableCodec   # re-exported: the front door's names
 from .contract import check_released
-from .registry import (DEFAULT_METHOD, METHODS, Fitted, Method, build, default_delta, method_params, methods, register,
+from .registry import (DEFAULT_METHOD, METHODS, Fitted, Method, build, default_delta, method_params,
+                              methods, register,
                               sample, size_warning, SizeWarning, _frame_of)
 from .moments import is_dask
 
@@ -99,9 +100,11 @@ def _public_table(est, n) -> pd.DataFrame:
         v = list(col.categories) if col.kind == 'categorical' else (col.lower, col.upper)
         note = 'DRAFTED FROM THE DATA: not private until reviewed' if getattr(col, 'drafted', False) else 'declared in the schema'
         rows.append((f'{c} ({col.kind})', v, note))
-    if est.codec_.label is not None: rows.append((f'classes of {est.codec_.label}', est.classes_, 'declared in the schema / classes='))
+    if est.codec_.label is not None: rows.append((f'classes of {est.codec_.label}', est.classes_,
+                                                  'declared in the schema / classes='))
     if not est.private: rows.append(('class sizes', 'exact', "the paper treats them as public"))
-    gone = ('NaN, ±inf, text, undeclared or missing category: missing, released as a state of its own' if est.keeps_missing
+    gone = ('NaN, ±inf, text, undeclared or missing category: missing, released as a state of its own'
+            if est.keeps_missing
             else 'NaN, ±inf, text: bounds midpoint; undeclared or missing category: no category')
     rows.append(('missing values', f'numbers clipped to bounds; {gone}; label: first class', 'a fixed public rule'))
     rows.append(('delta', est.delta_, 'given' if est.delta is not None else 'default min(1e-5, 1/(10 n))'))
@@ -122,7 +125,8 @@ def wdbc_schema() -> Schema:
     from sklearn.datasets import load_breast_cancer
     b = load_breast_cancer()
     doc = b.DESCR[b.DESCR.index('Summary Statistics'):].splitlines()
-    rng_rows = [ln.split(':')[-1].split() for ln in doc if ln.count(':') == 1 and ln.strip().endswith(tuple('0123456789'))][:30]
+    rng_rows = [ln.split(':')[-1].split() for ln in doc if ln.count(':') == 1
+                and ln.strip().endswith(tuple('0123456789'))][:30]
     if len(rng_rows) != 30: raise RuntimeError("could not read the 30 ranges from scikit-learn's WDBC documentation")
     cols = {}
     for name, (lo, hi) in zip(b.feature_names, rng_rows):
@@ -130,4 +134,5 @@ def wdbc_schema() -> Schema:
         cols[str(name)] = {'kind': 'numeric', 'lower': max(0.0, lo - w), 'upper': hi + w}
     cols['target'] = {'kind': 'categorical', 'categories': [0, 1]}
     return Schema.from_dict({'dpnotes_schema': 1, 'label': 'target', 'columns': cols,
-                        'note': "ranges from the WDBC documentation (scikit-learn DESCR), widened by 1%; 0 = malignant, 1 = benign"})
+                        'note': "ranges from the WDBC documentation (scikit-learn DESCR), widened by 1%; 0 = "
+                                "malignant, 1 = benign"})
