@@ -217,7 +217,7 @@ def _m_gauss(which):
 # %% ../nbs/80_benchmark.ipynb #cb000003
 def _m_dprp(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     from dpnotes.dprp import DPRP
-    m = _make(DPRP, epsilon=eps, delta=1e-5, preprocess='bounds', bounds=bounds, classes=classes, allow_constant=True,
+    m = _make(DPRP, epsilon=eps, delta=1e-5, preprocess='bounds', bounds=bounds, classes=classes,
               rng=rng, sampler=sampler)
     Xs, ys = m.fit_release(Xa, ya)
     return _tstr_of(Xs, ys, m.transform(Xb), yb, rng, table=False)

@@ -107,7 +107,6 @@ class DPRP:
                  bounds=None, # preprocess='bounds': public (lo, hi) arrays, or 'private' (estimated with bounds_share of epsilon)
                  clip_norm:float|None=None, # row clipping radius after scaling (preprocess='bounds')
                  classes=None, # public list of label values; required when y is given
-                 allow_constant:bool=False, # kept for compatibility; no effect (constant columns are accepted)
                  theorem_a:str='exact', # method of dpnotes.jl_gauss.theorem_a_sigma
                  theorem_b:str='analytic', # method of theorem_b_sigma ('published' is NOT private)
                  chunk_size:int|None=None, # rows per chunk in fit_release (None: in memory)
@@ -119,7 +118,7 @@ class DPRP:
                 ):
         self.epsilon, self.delta, self.k1, self.k2, self.split = epsilon, delta, k1, k2, split
         self.k1_grid, self.preprocess, self.bounds, self.clip_norm = k1_grid, preprocess, bounds, clip_norm
-        self.classes, self.allow_constant, self.theorem_a, self.theorem_b = classes, allow_constant, theorem_a, theorem_b
+        self.classes, self.theorem_a, self.theorem_b = classes, theorem_a, theorem_b
         self.chunk_size, self.fast, self.rng = chunk_size, fast, rng
         self.bounds_share, self.bounds_tail, self.sampler = bounds_share, bounds_tail, sampler
         self._validate()
@@ -148,9 +147,7 @@ def _check_params(self:DPRP):
     if self.theorem_b not in THEOREM_B_METHODS: raise ValueError("theorem_b must be one of "
                                                                  f"{THEOREM_B_METHODS}, got {self.theorem_b!r}")
     if self.chunk_size is not None: check_int(self.chunk_size, 'chunk_size')
-    for name in ('fast', 'allow_constant'):
-        if not isinstance(getattr(self, name), (bool, np.bool_)): raise TypeError(f"{name} must be a bool, "
-                                                                                  f"got {getattr(self, name)!r}")
+    if not isinstance(self.fast, (bool, np.bool_)): raise TypeError(f"fast must be a bool, got {self.fast!r}")
     if not (self.rng is None or isinstance(self.rng, (np.random.Generator, np.random.SeedSequence))
             or (isinstance(self.rng, numbers.Integral) and not isinstance(self.rng, (bool, np.bool_))
                 and self.rng >= 0)):

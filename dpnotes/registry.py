@@ -465,7 +465,7 @@ def _charges_of(cls: DPRPRelease, spec, public, eps, delta) -> list:
 @patch
 def _fit(self: DPRPRelease, E, y, eps, delta, sampler, rng) -> dict:
     kw = dict(k1=self.spec.k1, k2=self.spec.k2, split=self.spec.split, preprocess=self._preprocess,
-              allow_constant=True, theorem_b=self._theorem_b, rng=rng, sampler=sampler,
+              theorem_b=self._theorem_b, rng=rng, sampler=sampler,
               classes=None if y is None else list(range(len(self.classes_))))
     if self._preprocess == 'bounds': kw['bounds'] = (np.zeros(E.shape[1]), np.ones(E.shape[1]))
     m = DPRP(eps, delta, **kw)
