@@ -62,9 +62,8 @@ def n_states(st:dict) -> int:
     return core + int(st['missing'])
 
 # %% ../nbs/26_copula.ipynb #8005186d
-def _category_codes(values, cats, name:str):
-    lut = {}
-    for i, v in enumerate(cats): lut.setdefault(v, i); lut.setdefault(str(v), i)
+def _category_codes_loop(values, cats, lut:dict, name:str) -> np.ndarray:
+    "The reference rule, value by value: its code by the value itself, else by its text; missing -> -1; else refused."
     out = np.full(len(values), -1, dtype=np.int64)
     for r, v in enumerate(values):
         if v is None or (not isinstance(v, str) and pd.isna(v)): continue
@@ -73,12 +72,32 @@ def _category_codes(values, cats, name:str):
         out[r] = i
     return out
 
+# types within which equal values have equal text: the rule then gives one code per distinct value
+_SAME_TEXT = (str, int, bool, np.str_, np.int64, np.int32, np.bool_)
+
+def _category_codes(values, cats, name:str):
+    lut = {}
+    for i, v in enumerate(cats): lut.setdefault(v, i); lut.setdefault(str(v), i)
+    dt = getattr(values, 'dtype', None)
+    if isinstance(values, pd.Series) and (isinstance(dt, pd.CategoricalDtype) or (dt != object and pd.api.types.is_string_dtype(dt))):
+        k, uniq = pd.factorize(values)                       # every cell is one of `uniq` (str, or a category) or missing
+        return np.where(k < 0, -1, _category_codes_loop(np.asarray(uniq, dtype=object), cats, lut, name)[np.maximum(k, 0)])
+    values = np.asarray(values, dtype=object); miss = pd.isna(values)
+    types = pd.Series(values[~miss], dtype=object).map(type)
+    if not set(types.unique()) <= set(_SAME_TEXT): return _category_codes_loop(values, cats, lut, name)
+    out, pos = np.full(len(values), -1, dtype=np.int64), np.flatnonzero(~miss)
+    for t in types.unique():                                 # the rule once per distinct value of each type
+        at = pos[(types == t).to_numpy()]
+        k, uniq = pd.factorize(values[at])
+        out[at] = _category_codes_loop(np.asarray(uniq, dtype=object), cats, lut, name)[k]
+    return out
+
 # %% ../nbs/26_copula.ipynb #71521d31
 def state_codes(values, st:dict, name:str='column') -> tuple:
     "(state codes, positions in the state) of one column's values; code 0 is 'missing' when the column has that state."
     v = pd.Series(values)
     if st['kind'] == 'categorical':
-        c = _category_codes(v.to_numpy(dtype=object), st['values'], name); w = np.full(len(v), 0.5)
+        c = _category_codes(v, st['values'], name); w = np.full(len(v), 0.5)
     else:
         x = pd.to_numeric(v, errors='coerce').to_numpy(dtype=float)
         if np.any(np.isnan(x) & v.notna().to_numpy()): raise ValueError(f"column {name!r}: holds non-numbers; the schema says numeric")
@@ -552,8 +571,8 @@ def _per_class(self:CopulaGauss, sums, M, rho_c:float, rng):
 
 # %% ../nbs/26_copula.ipynb #dk000002
 def _column(df, c:str, st:dict):
-    "Column `c` of a frame (or partition) as `state_codes` takes it: objects for a categorical column."
-    return df[c].to_numpy(dtype=object) if st['kind'] == 'categorical' else df[c]
+    "Column `c` of a frame (or partition) as `state_codes` takes it (a typed categorical or string column stays typed)."
+    return df[c]
 
 @patch
 def _stats_plan(self:CopulaGauss, cols) -> tuple:
@@ -681,6 +700,47 @@ def _decode_column(u, st:dict, p) -> pd.Series:
         if at: x = np.where(s == at[0], st['lower'], np.where(s == at[1], st['upper'], x))   # the atoms: exactly on the bound
         if st['integer']: x = np.clip(np.rint(x), math.ceil(st['lower']), math.floor(st['upper']))
     return pd.Series(np.where(miss, np.nan, x))
+
+# %% ../nbs/26_copula.ipynb #e41d89fe
+@patch
+def _latent(self:CopulaGauss, n:int, rng) -> tuple:
+    "(uniforms per copula column, label codes or None) for n rows."
+    cols = self._copula_columns()
+    if self.dependence_ == 'independent' or not cols: return rng.uniform(size=(n, len(cols))), None
+    if self.dependence_ == 'pooled': return ndtr(rng.multivariate_normal(np.zeros(len(cols)), self.corr_, size=n, method='eigh')), None
+    y = rng.choice(len(self.means_), size=n, p=self.probs_[self.label] / self.probs_[self.label].sum())
+    Z = np.zeros((n, len(cols)))
+    for j in range(len(self.means_)):
+        m = y == j
+        if m.any(): Z[m] = rng.multivariate_normal(self.means_[j], self.covs_[j], size=int(m.sum()), method='eigh')
+    return _rank_uniforms(Z, rng), y
+
+def _rank_uniforms(Z, rng) -> np.ndarray:
+    "u = (rank + U)/n per column: exactly uniform whatever the class mixture's shape, so the released marginals are kept."
+    n = len(Z); O = np.argsort(Z, axis=0, kind='stable'); R = np.empty_like(O)
+    np.put_along_axis(R, O, np.broadcast_to(np.arange(n)[:, None], O.shape), axis=0)   # the inverse permutation: the ranks
+    return (R + rng.uniform(size=Z.shape)) / n
+
+@patch
+def _draw(self:CopulaGauss, n:int, rng) -> pd.DataFrame:
+    "n rows drawn with `rng` and decoded through the released marginals, in the columns' order (post-processing)."
+    U, y = self._latent(n, rng); cols = self._copula_columns(); out = {}
+    for j, c in enumerate(cols): out[c] = _decode_column(U[:, j], self.states_[c], self.probs_[c])
+    if y is not None:
+        out[self.label] = pd.Series(np.array(list(self.states_[self.label]['values']), dtype=object)[y], dtype=object)
+    return pd.DataFrame({c: out[c] for c in self.columns_})
+
+@patch
+def sample(self:CopulaGauss, n:int|None=None, rng=None, npartitions:int|None=None):
+    """A released table of `n` rows (default: as many as the input) in the columns' order. Post-processing only.
+    With `npartitions` (or after a fit on Dask: ⌈n/10⁶⌉ partitions by default) a Dask DataFrame, each partition drawn on
+    its worker from its own stream spawned from the sampling stream (`partition_rngs`); its partitions depend on n only."""
+    if not hasattr(self, 'probs_'): raise ValueError("this CopulaGauss is not fitted yet: call fit(df) first")
+    n = self.n_ if n is None else check_int(n, 'n')
+    if rng is not None: rng = as_rng(rng)
+    else: rng = self._g_sample if getattr(self, '_g_sample', None) is not None else as_rng(None)   # scrubbed: fresh
+    if npartitions is None and not getattr(self, '_on_dask', False): return self._draw(n, rng)
+    return _sample_dask(self, n, rng, npartitions)
 
 # %% ../nbs/26_copula.ipynb #ce7f0218
 @patch
