@@ -17,7 +17,7 @@ ACCEPTANCE TARGET (issue #40): each Dask release (fit + writing the n sampled ro
 
 Usage: nice -n 10 python benchmarks/bench_copula_dask.py [n]        (default n = 1000000)
 """
-import sys, time, tempfile, threading
+import logging, sys, time, tempfile, threading
 from pathlib import Path
 import numpy as np
 import pandas as pd
@@ -97,7 +97,7 @@ def main(n):
         src = Path(tmp) / 'input'
         t0 = time.perf_counter(); write_input(n, str(src)); print(f"input written ({time.perf_counter() - t0:.1f}s)", flush=True)
         with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit='4GiB', processes=True,
-                          dashboard_address=None) as cl, Client(cl) as client:
+                          dashboard_address=None, silence_logs=logging.CRITICAL) as cl, Client(cl) as client:
             client.run(lambda: __import__('dpnotes.copula'))                  # warm the imports on the workers
             read_pass(str(src))                                              # and the file cache
             t_read, m_read, rows = timed(client, lambda: read_pass(str(src)))

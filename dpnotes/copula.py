@@ -701,7 +701,7 @@ def _decode_column(u, st:dict, p) -> pd.Series:
         if st['integer']: x = np.clip(np.rint(x), math.ceil(st['lower']), math.floor(st['upper']))
     return pd.Series(np.where(miss, np.nan, x))
 
-# %% ../nbs/26_copula.ipynb #e41d89fe
+# %% ../nbs/26_copula.ipynb #ce7f0218
 @patch
 def _latent(self:CopulaGauss, n:int, rng) -> tuple:
     "(uniforms per copula column, label codes or None) for n rows."
@@ -719,46 +719,6 @@ def _rank_uniforms(Z, rng) -> np.ndarray:
     "u = (rank + U)/n per column: exactly uniform whatever the class mixture's shape, so the released marginals are kept."
     n = len(Z); O = np.argsort(Z, axis=0, kind='stable'); R = np.empty_like(O)
     np.put_along_axis(R, O, np.broadcast_to(np.arange(n)[:, None], O.shape), axis=0)   # the inverse permutation: the ranks
-    return (R + rng.uniform(size=Z.shape)) / n
-
-@patch
-def _draw(self:CopulaGauss, n:int, rng) -> pd.DataFrame:
-    "n rows drawn with `rng` and decoded through the released marginals, in the columns' order (post-processing)."
-    U, y = self._latent(n, rng); cols = self._copula_columns(); out = {}
-    for j, c in enumerate(cols): out[c] = _decode_column(U[:, j], self.states_[c], self.probs_[c])
-    if y is not None:
-        out[self.label] = pd.Series(np.array(list(self.states_[self.label]['values']), dtype=object)[y], dtype=object)
-    return pd.DataFrame({c: out[c] for c in self.columns_})
-
-@patch
-def sample(self:CopulaGauss, n:int|None=None, rng=None, npartitions:int|None=None):
-    """A released table of `n` rows (default: as many as the input) in the columns' order. Post-processing only.
-    With `npartitions` (or after a fit on Dask: ⌈n/10⁶⌉ partitions by default) a Dask DataFrame, each partition drawn on
-    its worker from its own stream spawned from the sampling stream (`partition_rngs`); its partitions depend on n only."""
-    if not hasattr(self, 'probs_'): raise ValueError("this CopulaGauss is not fitted yet: call fit(df) first")
-    n = self.n_ if n is None else check_int(n, 'n')
-    if rng is not None: rng = as_rng(rng)
-    else: rng = self._g_sample if getattr(self, '_g_sample', None) is not None else as_rng(None)   # scrubbed: fresh
-    if npartitions is None and not getattr(self, '_on_dask', False): return self._draw(n, rng)
-    return _sample_dask(self, n, rng, npartitions)
-
-# %% ../nbs/26_copula.ipynb #ce7f0218
-@patch
-def _latent(self:CopulaGauss, n:int, rng) -> tuple:
-    "(uniforms per copula column, label codes or None) for n rows."
-    cols = self._copula_columns()
-    if self.dependence_ == 'independent' or not cols: return rng.uniform(size=(n, len(cols))), None
-    if self.dependence_ == 'pooled': return ndtr(rng.multivariate_normal(np.zeros(len(cols)), self.corr_, size=n, method='eigh')), None
-    y = rng.choice(len(self.means_), size=n, p=self.probs_[self.label] / self.probs_[self.label].sum())
-    Z = np.zeros((n, len(cols)))
-    for j in range(len(self.means_)):
-        m = y == j
-        if m.any(): Z[m] = rng.multivariate_normal(self.means_[j], self.covs_[j], size=int(m.sum()), method='eigh')
-    return _rank_uniforms(Z, rng), y
-
-def _rank_uniforms(Z, rng) -> np.ndarray:
-    "u = (rank + U)/n per column: exactly uniform whatever the class mixture's shape, so the released marginals are kept."
-    n = len(Z); R = np.argsort(np.argsort(Z, axis=0, kind='stable'), axis=0, kind='stable')
     return (R + rng.uniform(size=Z.shape)) / n
 
 @patch
