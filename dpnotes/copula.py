@@ -717,9 +717,12 @@ def _latent(self:CopulaGauss, n:int, rng) -> tuple:
 
 def _rank_uniforms(Z, rng) -> np.ndarray:
     "u = (rank + U)/n per column: exactly uniform whatever the class mixture's shape, so the released marginals are kept."
-    n = len(Z); O = np.argsort(Z, axis=0, kind='stable'); R = np.empty_like(O)
-    np.put_along_axis(R, O, np.broadcast_to(np.arange(n)[:, None], O.shape), axis=0)   # the inverse permutation: the ranks
-    return (R + rng.uniform(size=Z.shape)) / n
+    n = len(Z); ZT = np.ascontiguousarray(np.asarray(Z, dtype=float).T)   # one contiguous row per column
+    O = np.argsort(ZT, axis=1)                               # without ties every sort gives the one order
+    S = np.take_along_axis(ZT, O, axis=1)
+    if (S[:, 1:] == S[:, :-1]).any(): O = np.argsort(ZT, axis=1, kind='stable')   # ties: the stable order, by definition
+    R = np.empty_like(O); np.put_along_axis(R, O, np.broadcast_to(np.arange(n), O.shape), axis=1)   # its inverse: ranks
+    return (R.T + rng.uniform(size=np.shape(Z))) / n
 
 @patch
 def _draw(self:CopulaGauss, n:int, rng) -> pd.DataFrame:
