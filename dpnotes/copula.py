@@ -643,6 +643,7 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     integer sums: the same release as in memory for any partitioning); `n`: the public number of rows, if known
     (on Dask it saves a counting pass; it must match the data)."""
     names = self._validate(df); on_dask = is_dask(df)
+    if on_dask: df = df[names]                              # read only the specs' columns
     rows = (_dask_rows(df) if n is None else check_int(n, 'n')) if on_dask else len(df)
     if n is not None and not on_dask and check_int(n, 'n') != rows: raise ValueError("n: differs from the rows of the data")
     if rows < 2: raise ValueError("data: need at least 2 rows")

@@ -416,6 +416,8 @@ def test_copula_same_release_in_memory_and_for_any_partitioning(opts):
         for n in (None, len(F)):                       # counted by the fit, or the public n given
             got = _copula_released(CopulaGauss(cols, 1.0, rng=7, **opts).fit(D, n=n))
             assert got == ref, [k for k in ref if got[k] != ref[k]]
+    got = _copula_released(CopulaGauss(cols, 1.0, rng=7, **opts).fit(D.assign(other='not in the specs')))
+    assert got == ref                                  # columns outside the specs are not read
 
 
 def test_copula_score_sums_exact_for_any_split():
