@@ -79,9 +79,11 @@ def _category_codes(values, cats, name:str):
     lut = {}
     for i, v in enumerate(cats): lut.setdefault(v, i); lut.setdefault(str(v), i)
     dt = getattr(values, 'dtype', None)
-    if isinstance(values, pd.Series) and (isinstance(dt, pd.CategoricalDtype) or (dt != object and pd.api.types.is_string_dtype(dt))):
-        k, uniq = pd.factorize(values)                       # every cell is one of `uniq` (str, or a category) or missing
-        return np.where(k < 0, -1, _category_codes_loop(np.asarray(uniq, dtype=object), cats, lut, name)[np.maximum(k, 0)])
+    typed = isinstance(dt, pd.CategoricalDtype) or (dt != object and pd.api.types.is_string_dtype(dt))
+    if isinstance(values, pd.Series) and typed:              # every cell is one of `uniq` (str, or a category) or missing
+        k, uniq = pd.factorize(values)
+        codes = _category_codes_loop(np.asarray(uniq, dtype=object), cats, lut, name)
+        return np.where(k < 0, -1, codes[np.maximum(k, 0)])
     values = np.asarray(values, dtype=object); miss = pd.isna(values)
     types = pd.Series(values[~miss], dtype=object).map(type)
     if not set(types.unique()) <= set(_SAME_TEXT): return _category_codes_loop(values, cats, lut, name)
@@ -580,7 +582,8 @@ def _stats_plan(self:CopulaGauss, cols) -> tuple:
     by_class = self.dependence_ in ('per_class', 'class_means')
     lab, k = (self.label, len(self.probs_[self.label])) if by_class else (None, 1)
     read = {c: self.states_[c] for c in list(cols) + ([lab] if lab is not None else [])}
-    return (read, self.probs_, list(cols), self.radius_, lab, k, 'per_class' if self.dependence_ == 'per_class' else 'pooled')
+    second = 'per_class' if self.dependence_ == 'per_class' else 'pooled'
+    return (read, self.probs_, list(cols), self.radius_, lab, k, second)
 
 def _stats_of(codes:dict, pos:dict, probs:dict, cols, radius:float, label, k:int, second:str) -> dict:
     "Exact `score_stats` of rows given their state codes and positions (in memory: all rows; on Dask: one partition)."
@@ -604,7 +607,8 @@ def _dask_rows(df) -> int:
 # %% ../nbs/26_copula.ipynb #dk000003
 def _count_part(part, states:dict, cuts:dict) -> dict:
     "Pass one on one partition (runs on a worker): its row count, every column's state counts, the scale cells (int64)."
-    cnt = {c: np.bincount(state_codes(_column(part, c, st), st, c)[0], minlength=n_states(st)) for c, st in states.items()}
+    cnt = {c: np.bincount(state_codes(_column(part, c, st), st, c)[0], minlength=n_states(st))
+           for c, st in states.items()}
     return dict(rows=len(part), counts=cnt, cells={c: _scale_cells(part[c], st, cut) for c, (st, cut) in cuts.items()})
 
 def _from_refined(cnt, U, st:dict, name:str) -> np.ndarray:
@@ -622,15 +626,18 @@ def _dask_counts(self:CopulaGauss, df, names, rho_s:float, rho_h:float, rng) -> 
     "Pass one on Dask: exact counts of every column (a binned one on the union of its candidate edges), the scale ranges released from them as in memory, the states fixed; returns the counts on those states."
     pre = self._states(names, {}, rho_h)                        # the kinds and the atoms do not depend on the edges
     st0, cut = self._scale_plan(names) if rho_s > 0 else ({}, {})
-    cand = lambda c: [_scale_edges(st0[c], cut[c], k, self.bins_) for k in range(len(SCALE_CUTS) + 1)] if c in cut else [pre[c]['edges']]
+    cand = lambda c: ([_scale_edges(st0[c], cut[c], k, self.bins_) for k in range(len(SCALE_CUTS) + 1)]
+                      if c in cut else [pre[c]['edges']])       # the four public forms of the scale ranges, or the edges
     U = {c: np.unique(np.concatenate(cand(c))) for c, st in pre.items() if st['kind'] == 'bins'}
     read = {c: column_states(self.columns[c], edges=U[c], atoms=True) if c in U else st for c, st in pre.items()}
     parts = _on_parts(df, _count_part, (read, {c: (st0[c], cut[c]) for c in cut}))
     if sum(p['rows'] for p in parts) != self.n_: raise ValueError("n: differs from the rows of the data")
     total = lambda key, c: sum(p[key][c] for p in parts[1:]) + parts[0][key][c]
-    self.edges_ = self._scale_ranges(None, names, rho_s, rng, cells={c: total('cells', c) for c in cut}) if rho_s > 0 else {}
+    cells = {c: total('cells', c) for c in cut}
+    self.edges_ = self._scale_ranges(None, names, rho_s, rng, cells=cells) if rho_s > 0 else {}
     self.states_ = self._states(names, self.edges_, rho_h)
-    fine = {c: _from_refined(total('counts', c), U[c], self.states_[c], c) if c in U else total('counts', c) for c in names}
+    fine = {c: _from_refined(total('counts', c), U[c], self.states_[c], c) if c in U else total('counts', c)
+            for c in names}
     return {c: v.astype(float) for c, v in fine.items()}
 
 # %% ../nbs/26_copula.ipynb #a8137da5
@@ -645,7 +652,8 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     names = self._validate(df); on_dask = is_dask(df)
     if on_dask: df = df[names]                              # read only the specs' columns
     rows = (_dask_rows(df) if n is None else check_int(n, 'n')) if on_dask else len(df)
-    if n is not None and not on_dask and check_int(n, 'n') != rows: raise ValueError("n: differs from the rows of the data")
+    if n is not None and not on_dask and check_int(n, 'n') != rows:
+        raise ValueError("n: differs from the rows of the data")
     if rows < 2: raise ValueError("data: need at least 2 rows")
     self.columns_, self.label_, self.n_, self._on_dask = names, self.label, rows, on_dask
     self.dependence_ = ('class_means' if self.label is not None else 'pooled') if self.dependence == 'auto' else self.dependence
@@ -721,7 +729,7 @@ def _rank_uniforms(Z, rng) -> np.ndarray:
     n = len(Z); ZT = np.ascontiguousarray(np.asarray(Z, dtype=float).T)   # one contiguous row per column
     O = np.argsort(ZT, axis=1)                               # without ties every sort gives the one order
     S = np.take_along_axis(ZT, O, axis=1)
-    if (S[:, 1:] == S[:, :-1]).any(): O = np.argsort(ZT, axis=1, kind='stable')   # ties: the stable order, by definition
+    if (S[:, 1:] == S[:, :-1]).any(): O = np.argsort(ZT, axis=1, kind='stable')   # ties: the stable order
     R = np.empty_like(O); np.put_along_axis(R, O, np.broadcast_to(np.arange(n), O.shape), axis=1)   # its inverse: ranks
     return (R.T + rng.uniform(size=np.shape(Z))) / n
 
