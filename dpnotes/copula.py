@@ -10,17 +10,19 @@ import math
 import numpy as np
 import pandas as pd
 from fastcore.basics import patch
+from scipy.linalg.blas import dsyrk
 from scipy.special import ndtr, ndtri
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler, add_gaussian,
                              gaussian_sigma_analytic, dp_quantile, clip_rows, BOUND_GRID, zcdp_rho)
+from .moments import is_dask, have_dask, partition_rngs
 
 # %% auto #0
-__all__ = ['ATOMS', 'SENSITIVITY', 'SCALE_CUTS', 'copula_rho', 'column_states', 'check_atoms', 'atom_states', 'n_states',
-           'state_codes', 'project_simplex', 'HIST_SENSITIVITY', 'released_cdf', 'normal_scores', 'shrink_rule',
-           'to_correlation', 'auto_bins', 'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups',
-           'tree_estimate', 'CopulaGauss', 'atom_threshold', 'atom_count', 'atoms_possible', 'drop_weak_atoms',
-           'check_missing', 'declared_complete', 'missing_count', 'missing_threshold', 'drop_weak_missing',
-           'denoise_means']
+__all__ = ['ATOMS', 'SENSITIVITY', 'SCORE_BITS', 'SCALE_CUTS', 'ROWS_PER_PARTITION', 'copula_rho', 'column_states', 'check_atoms',
+           'atom_states', 'n_states', 'state_codes', 'project_simplex', 'HIST_SENSITIVITY', 'released_cdf',
+           'normal_scores', 'score_stats', 'add_score_stats', 'score_totals', 'shrink_rule', 'to_correlation',
+           'auto_bins', 'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss',
+           'atom_threshold', 'atom_count', 'atoms_possible', 'drop_weak_atoms', 'check_missing', 'declared_complete',
+           'missing_count', 'missing_threshold', 'drop_weak_missing', 'denoise_means']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -60,9 +62,8 @@ def n_states(st:dict) -> int:
     return core + int(st['missing'])
 
 # %% ../nbs/26_copula.ipynb #8005186d
-def _category_codes(values, cats, name:str):
-    lut = {}
-    for i, v in enumerate(cats): lut.setdefault(v, i); lut.setdefault(str(v), i)
+def _category_codes_loop(values, cats, lut:dict, name:str) -> np.ndarray:
+    "The reference rule, value by value: its code by the value itself, else by its text; missing -> -1; else refused."
     out = np.full(len(values), -1, dtype=np.int64)
     for r, v in enumerate(values):
         if v is None or (not isinstance(v, str) and pd.isna(v)): continue
@@ -71,12 +72,34 @@ def _category_codes(values, cats, name:str):
         out[r] = i
     return out
 
+# types within which equal values have equal text: the rule then gives one code per distinct value
+_SAME_TEXT = (str, int, bool, np.str_, np.int64, np.int32, np.bool_)
+
+def _category_codes(values, cats, name:str):
+    lut = {}
+    for i, v in enumerate(cats): lut.setdefault(v, i); lut.setdefault(str(v), i)
+    dt = getattr(values, 'dtype', None)
+    typed = isinstance(dt, pd.CategoricalDtype) or (dt != object and pd.api.types.is_string_dtype(dt))
+    if isinstance(values, pd.Series) and typed:              # every cell is one of `uniq` (str, or a category) or missing
+        k, uniq = pd.factorize(values)
+        codes = _category_codes_loop(np.asarray(uniq, dtype=object), cats, lut, name)
+        return np.where(k < 0, -1, codes[np.maximum(k, 0)])
+    values = np.asarray(values, dtype=object); miss = pd.isna(values)
+    types = pd.Series(values[~miss], dtype=object).map(type)
+    if not set(types.unique()) <= set(_SAME_TEXT): return _category_codes_loop(values, cats, lut, name)
+    out, pos = np.full(len(values), -1, dtype=np.int64), np.flatnonzero(~miss)
+    for t in types.unique():                                 # the rule once per distinct value of each type
+        at = pos[(types == t).to_numpy()]
+        k, uniq = pd.factorize(values[at])
+        out[at] = _category_codes_loop(np.asarray(uniq, dtype=object), cats, lut, name)[k]
+    return out
+
 # %% ../nbs/26_copula.ipynb #71521d31
 def state_codes(values, st:dict, name:str='column') -> tuple:
     "(state codes, positions in the state) of one column's values; code 0 is 'missing' when the column has that state."
     v = pd.Series(values)
     if st['kind'] == 'categorical':
-        c = _category_codes(v.to_numpy(dtype=object), st['values'], name); w = np.full(len(v), 0.5)
+        c = _category_codes(v, st['values'], name); w = np.full(len(v), 0.5)
     else:
         x = pd.to_numeric(v, errors='coerce').to_numpy(dtype=float)
         if np.any(np.isnan(x) & v.notna().to_numpy()): raise ValueError(f"column {name!r}: holds non-numbers; the schema says numeric")
@@ -129,6 +152,52 @@ SENSITIVITY = {   # L2, replace-one, rows of scores clipped to radius R; d colum
     'sums': lambda R, d: 2 * R,
     'moments': lambda R, d: math.sqrt(2) * R * R,
 }
+
+# %% ../nbs/26_copula.ipynb #ex000002
+SCORE_BITS = 60                       # scores on the grid 2^-60: |z| ≤ 5 gives integers below 2^63
+_LIMB = 21                            # three limbs of 21 bits: their products stay below 2^42
+_LIMB_ROWS = 2 ** (53 - 2 * _LIMB)    # rows whose limb products float64 adds exactly (2^11 · 2^42 = 2^53)
+_FOLD = 512                           # blocks added in int64 before moving to Python integers (512 · 2^53 = 2^62)
+
+def _limbs(Z) -> np.ndarray:
+    "The limbs (l₀ | l₁ | l₂) of q = trunc(2^60 z) = l₀ + 2^21 l₁ + 2^42 l₂, side by side as float64 integers (m × 3d)."
+    Z = np.asarray(Z, dtype=float)
+    if Z.size and not np.abs(Z).max() <= 5.0: raise ValueError("scores: need |z| ≤ 5 (normal_scores cuts there)")
+    q = np.trunc(Z * 2.0 ** SCORE_BITS).astype(np.int64)       # exact: a power-of-two scaling, then toward zero
+    m = (1 << _LIMB) - 1
+    return np.hstack([q & m, (q >> _LIMB) & m, q >> (2 * _LIMB)]).astype(float)
+
+# %% ../nbs/26_copula.ipynb #ex000003
+def score_stats(Z, y=None, k:int=1, second:str='pooled') -> dict:
+    "Exact class sums and Σ qqᵀ ('pooled', or 'per_class') of rows of scores Z (|z| ≤ 5) on the grid 2^-60, in limbs and Python integers: add them over partitions with `add_score_stats`, read them with `score_totals`."
+    Z = np.asarray(Z, dtype=float); n, d = Z.shape; w = 3 * d
+    idx = np.zeros(n, np.int64) if y is None else np.asarray(y, dtype=np.int64).ravel()
+    nc = 1 if second == 'pooled' else check_int(k, 'k')
+    out = dict(sums=np.zeros((k, w), dtype=object), second=np.zeros((nc, w, w), dtype=object))
+    S, G = np.zeros((k, w), np.int64), np.zeros((nc, w, w), np.int64)
+    for j, s in enumerate(range(0, n, _LIMB_ROWS)):
+        F, ib = _limbs(Z[s:s + _LIMB_ROWS]), idx[s:s + _LIMB_ROWS]
+        S += ((ib[:, None] == np.arange(k)).astype(float).T @ F).astype(np.int64)    # each below 2^32: exact
+        for c in range(nc):
+            A = F if second == 'pooled' else F[ib == c]
+            if len(A): G[c] += dsyrk(1.0, A.T).astype(np.int64)   # the upper triangle (below it: 0), exact integers
+        if j % _FOLD == _FOLD - 1: out['second'] += G.astype(object); G[...] = 0
+    out['second'] += G.astype(object); out['sums'] += S.astype(object)
+    out['second'] += np.triu(out['second'], 1).transpose(0, 2, 1)   # the lower triangle mirrored (it was 0)
+    return out
+
+def add_score_stats(parts) -> dict:
+    "Exact sum of `score_stats` results (Python integers: any order gives the same totals)."
+    parts = list(parts)
+    return {key: sum((p[key] for p in parts[1:]), parts[0][key].copy()) for key in parts[0]}
+
+def score_totals(st:dict) -> tuple:
+    "(class sums k × d, second moments 1 or k × d × d) as float64 from exact `score_stats`, each total rounded once."
+    d = st['sums'].shape[1] // 3; blk = lambda a: slice(a * d, (a + 1) * d)
+    S = sum(st['sums'][:, blk(a)] * (1 << (_LIMB * a)) for a in range(3))
+    M = sum(st['second'][:, blk(a), blk(b)] * (1 << (_LIMB * (a + b))) for a in range(3) for b in range(3))
+    rounded = lambda A, bits: np.array([int(v) / (1 << bits) for v in A.ravel()], dtype=float).reshape(A.shape)
+    return rounded(S, SCORE_BITS), rounded(M, 2 * SCORE_BITS)
 
 # %% ../nbs/26_copula.ipynb #1e98b2f6
 def shrink_rule(sigma:float, n:float, d:int) -> float:
@@ -273,7 +342,12 @@ def _validate(self:CopulaGauss, df):
         raise ValueError(f"mean_shrink must be None, 'eb' or 'soft', got {self.mean_shrink!r}")
     if not (self.shrink == 'auto' or (isinstance(self.shrink, (int, float)) and 0 <= self.shrink <= 1)):
         raise ValueError(f"shrink must be 'auto' or a number in [0, 1], got {self.shrink!r}")
-    if not isinstance(df, pd.DataFrame): raise TypeError(f"data must be a pandas DataFrame, got {type(df).__name__}")
+    on_dask = is_dask(df)
+    if not (isinstance(df, pd.DataFrame) or (on_dask and hasattr(df, 'columns'))):
+        raise TypeError(f"data must be a pandas or Dask DataFrame, got {type(df).__name__}")
+    if on_dask and self.range_share > 0:
+        raise ValueError("range_share: the private ranges need a whole column at once; on Dask use range_share=0 "
+                         "(the scale ranges, `scale_share`, work on Dask)")
     if not isinstance(self.columns, dict) or not self.columns: raise ValueError("columns: pass the public column specs (a non-empty dict)")
     names = list(self.columns)
     absent = [c for c in names if c not in df.columns]
@@ -282,7 +356,6 @@ def _validate(self:CopulaGauss, df):
         raise ValueError("label: name a categorical column of `columns`")
     if self.dependence in ('per_class', 'class_means') and self.label is None: raise ValueError(f"dependence={self.dependence!r} needs label=")
     if not set(self.complete) <= set(names): raise ValueError("complete: name columns of `columns` only")
-    if len(df) < 2: raise ValueError("data: need at least 2 rows")
     return names
 
 # %% ../nbs/26_copula.ipynb #a35963d5
@@ -310,25 +383,36 @@ def _ranges(self:CopulaGauss, df, names, eps_r:float, rng) -> dict:
 SCALE_CUTS = (0.1, 0.2, 0.5)      # public cuts, as shares of a column's bound width
 
 @patch
-def _scale_ranges(self:CopulaGauss, df, names, rho_r:float, rng) -> dict:
-    "Edges of the binned columns: equal bins up to the smallest scale cut with ≤ 5% of rows (noisy) above it, the scale cells beyond."
+def _scale_plan(self:CopulaGauss, names) -> tuple:
+    "(states before the scale ranges, public cuts of the binned columns): from the specs, `bins_` and `max_states_` only."
     st0 = {c: column_states(self.columns[c], self.bins_, self.max_states_) for c in names if c != self.label}
-    cols = [c for c, s in st0.items() if s['kind'] == 'bins']
-    if not cols: return {}
-    cut = {c: st0[c]['lower'] + (st0[c]['upper'] - st0[c]['lower']) * np.array(SCALE_CUTS) for c in cols}
-    def cells(c):
-        lo, hi = st0[c]['lower'], st0[c]['upper']; x = pd.to_numeric(df[c], errors='coerce').to_numpy(dtype=float)
-        return np.bincount(np.searchsorted(cut[c], np.clip(np.where(np.isnan(x), lo, x), lo, hi), side='right'), minlength=4).astype(float)
-    sigma = math.sqrt(len(cols) / rho_r); self.sigmas_['scale'] = sigma
-    noisy = _noisy_blocks({c: cells(c) for c in cols}, sigma, rng, self.sampler)
+    return st0, {c: s['lower'] + (s['upper'] - s['lower']) * np.array(SCALE_CUTS) for c, s in st0.items()
+                 if s['kind'] == 'bins'}
+
+def _scale_cells(values, st:dict, cut) -> np.ndarray:
+    "Rows of one column in its 4 scale cells (a missing cell counted at the lower bound): int64 counts."
+    lo, hi = st['lower'], st['upper']; x = pd.to_numeric(values, errors='coerce').to_numpy(dtype=float)
+    return np.bincount(np.searchsorted(cut, np.clip(np.where(np.isnan(x), lo, x), lo, hi), side='right'), minlength=4)
+
+def _scale_edges(st:dict, cut, k:int, bins:int) -> np.ndarray:
+    "Edges when the k-th cut is the first with few rows above it: equal bins up to it, the scale cells beyond (public)."
+    lo, hi = st['lower'], st['upper']; b = cut[k] if k < len(SCALE_CUTS) else hi
+    return np.unique(np.r_[np.linspace(lo, b, bins + 1), cut[k:], hi])
+
+@patch
+def _scale_ranges(self:CopulaGauss, df, names, rho_r:float, rng, cells=None) -> dict:
+    "Edges of the binned columns: equal bins up to the smallest scale cut with ≤ 5% of rows (noisy) above it, the scale cells beyond; `cells`: their exact counts when already counted (Dask)."
+    st0, cut = self._scale_plan(names)
+    if not cut: return {}
+    if cells is None: cells = {c: _scale_cells(df[c], st0[c], cut[c]) for c in cut}
+    sigma = math.sqrt(len(cut) / rho_r); self.sigmas_['scale'] = sigma
+    noisy = _noisy_blocks({c: np.asarray(cells[c]).astype(float) for c in cut}, sigma, rng, self.sampler)
     out = {}
-    for c in cols:
+    for c in cut:
         above = np.cumsum(noisy[c][::-1])[::-1][1:]                   # noisy rows above each cut
         k = next((i for i, t in enumerate(above) if t <= 0.05 * self.n_), len(SCALE_CUTS))
-        lo, hi = st0[c]['lower'], st0[c]['upper']; b = cut[c][k] if k < len(SCALE_CUTS) else hi
-        out[c] = np.unique(np.r_[np.linspace(lo, b, self.bins_ + 1), cut[c][k:], hi])
+        out[c] = _scale_edges(st0[c], cut[c], k, self.bins_)
     return out
-
 
 # %% ../nbs/26_copula.ipynb #d18fbd02
 @patch
@@ -410,14 +494,13 @@ def drop_weak_missing(p, noisy, st:dict, tau:float) -> np.ndarray:
 
 # %% ../nbs/26_copula.ipynb #46e68442
 @patch
-def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
-    "Stage 1: ρ_h/d per column; one-level columns in one mechanism, two-level ones in a fine and a coarse one; projected onto the simplex of total n; weak missing states and atoms emptied (post-processing)."
-    names, grp, a = list(codes), self.groups_, self.coarse_share; d = len(names)
-    fine = {c: np.bincount(codes[c], minlength=n_states(self.states_[c])).astype(float) for c in names}
+def _histograms(self:CopulaGauss, fine:dict, rho_h:float, rng) -> dict:
+    "Stage 1 from the exact counts `fine` (per column, one per state): ρ_h/d per column; one-level columns in one mechanism, two-level ones in a fine and a coarse one; projected onto the simplex of total n; weak missing states and atoms emptied (post-processing)."
+    names, grp, a = list(fine), self.groups_, self.coarse_share; d = len(names)
     s1, sf, sc = math.sqrt(d / rho_h), math.sqrt(d / ((1 - a) * rho_h)), math.sqrt(d / (a * rho_h))
     out = _noisy_blocks({c: v for c, v in fine.items() if c not in grp}, s1, rng, self.sampler)
     nf = _noisy_blocks({c: fine[c] for c in grp}, sf, rng, self.sampler)
-    nc = _noisy_blocks({c: np.bincount(g[codes[c]], minlength=g.max() + 1).astype(float) for c, g in grp.items()}, sc, rng, self.sampler)
+    nc = _noisy_blocks({c: np.bincount(g, weights=fine[c], minlength=g.max() + 1) for c, g in grp.items()}, sc, rng, self.sampler)
     out.update({c: tree_estimate(nf[c], nc[c], grp[c], sf, sc) for c in grp})
     self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
     probs = {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
@@ -429,23 +512,25 @@ def _histograms(self:CopulaGauss, codes:dict, rho_h:float, rng) -> dict:
     return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sig(c), m), merge=self.atoms == 'merge')
             for c in names}
 
-
 # %% ../nbs/26_copula.ipynb #cf00d0e7
+def _clipped_scores(codes:dict, pos:dict, probs:dict, cols, radius:float) -> np.ndarray:
+    "Rows of normal scores of `cols` through the released marginals `probs`, clipped to the public radius (row by row)."
+    return clip_rows(np.column_stack([normal_scores(codes[c], pos[c], probs[c]) for c in cols]), radius)
+
 @patch
 def _scores(self:CopulaGauss, codes:dict, pos:dict, cols) -> np.ndarray:
     "Stage 2 input: rows of normal scores through the RELEASED marginals, clipped to the public radius R."
-    Z = np.column_stack([normal_scores(codes[c], pos[c], self.probs_[c]) for c in cols])
-    return clip_rows(Z, self.radius_)
+    return _clipped_scores(codes, pos, self.probs_, cols, self.radius_)
 
 @patch
 def _lam(self:CopulaGauss, sigma:float, n:float, d:int) -> float:
     return shrink_rule(sigma, n, d) if self.shrink == 'auto' else float(self.shrink)
 
 @patch
-def _pooled(self:CopulaGauss, Z, rho_c:float, rng):
-    "Noisy Σ zzᵀ (Δ₂ = √2 R²) → a shrunk correlation of normal scores."
-    d = Z.shape[1]; D = SENSITIVITY['moments'](self.radius_, d); sigma = D / math.sqrt(2 * rho_c)
-    S = from_upper_vec(add_gaussian(upper_vec(Z.T @ Z), sigma, rng=rng, sampler=self.sampler, sensitivity=D), d)
+def _pooled(self:CopulaGauss, M, rho_c:float, rng):
+    "Noisy Σ zzᵀ (`M`, exact: `score_totals`; Δ₂ = √2 R²) → a shrunk correlation of normal scores."
+    d = len(M); D = SENSITIVITY['moments'](self.radius_, d); sigma = D / math.sqrt(2 * rho_c)
+    S = from_upper_vec(add_gaussian(upper_vec(M), sigma, rng=rng, sampler=self.sampler, sensitivity=D), d)
     self.sigmas_['moments'] = sigma; self.shrink_ = self._lam(sigma, self.n_, d)
     self.corr_ = to_correlation(S, self.n_, self.shrink_)
 
@@ -468,33 +553,109 @@ def denoise_means(sums, nk, sigma:float, how:str|None=None) -> np.ndarray:
 
 # %% ../nbs/26_copula.ipynb #088ad2aa
 @patch
-def _per_class(self:CopulaGauss, Z, y, rho_c:float, rng):
-    "Noisy class sums (Δ₂ = 2R, a share `sums_share` of ρ_c) and class (or pooled, 'class_means') second moments (Δ₂ = √2 R², the rest) → class means, covariances."
-    k, d = len(self.probs_[self.label]), Z.shape[1]; R = self.radius_
+def _per_class(self:CopulaGauss, sums, M, rho_c:float, rng):
+    "Noisy class sums (`sums`, k × d; Δ₂ = 2R, a share `sums_share` of ρ_c) and class (or pooled, 'class_means') second moments (`M`, k or 1 × d × d; Δ₂ = √2 R², the rest), both exact (`score_totals`) → class means, covariances."
+    k, d = len(self.probs_[self.label]), np.shape(sums)[1]; R = self.radius_
     Ds, Dm = SENSITIVITY['sums'](R, d), SENSITIVITY['moments'](R, d)
     a = self.sums_share; ss, sm = Ds / math.sqrt(2 * a * rho_c), Dm / math.sqrt(2 * (1 - a) * rho_c)   # σ = Δ / √(2 ρ_part)
-    sums = np.stack([Z[y == j].sum(0) for j in range(k)]); pooled = self.dependence_ == 'class_means'
-    mom = upper_vec(Z.T @ Z) if pooled else np.concatenate([upper_vec(Z[y == j].T @ Z[y == j]) for j in range(k)])
+    pooled = self.dependence_ == 'class_means'
+    mom = upper_vec(M[0]) if pooled else np.concatenate([upper_vec(M[j]) for j in range(k)])
     sums = add_gaussian(sums, ss, rng=rng, sampler=self.sampler, sensitivity=Ds)
     mom = add_gaussian(mom, sm, rng=rng, sampler=self.sampler, sensitivity=Dm)
     nk = np.maximum(self.probs_[self.label] * self.n_, 1.0)
     self.sigmas_.update(sums=ss, moments=sm); self.shrink_ = self._lam(sm, float(self.n_ if pooled else nk.min()), d)
     self.means_, self.covs_ = np.clip(denoise_means(sums, nk, ss, self.mean_shrink), -3, 3), []   # post-processing
     W = (from_upper_vec(mom, d) - sum(nk[j] * np.outer(self.means_[j], self.means_[j]) for j in range(k))) / self.n_ if pooled else None
-    for j, M in enumerate([None] * k if pooled else np.split(mom, k)):
-        C = W if pooled else from_upper_vec(M, d) / nk[j] - np.outer(self.means_[j], self.means_[j])
+    for j, Mj in enumerate([None] * k if pooled else np.split(mom, k)):
+        C = W if pooled else from_upper_vec(Mj, d) / nk[j] - np.outer(self.means_[j], self.means_[j])
         sd = np.sqrt(np.clip(np.diag(C), 0.05, 1.5))
         self.covs_.append(to_correlation(C, 1.0, self.shrink_) * np.outer(sd, sd))
 
+# %% ../nbs/26_copula.ipynb #dk000002
+def _column(df, c:str, st:dict):
+    "Column `c` of a frame (or partition) as `state_codes` takes it (a typed categorical or string column stays typed)."
+    return df[c]
+
+@patch
+def _stats_plan(self:CopulaGauss, cols) -> tuple:
+    "(states to read, released probabilities, copula columns, radius, label or None, k, 'pooled' | 'per_class'): public."
+    by_class = self.dependence_ in ('per_class', 'class_means')
+    lab, k = (self.label, len(self.probs_[self.label])) if by_class else (None, 1)
+    read = {c: self.states_[c] for c in list(cols) + ([lab] if lab is not None else [])}
+    second = 'per_class' if self.dependence_ == 'per_class' else 'pooled'
+    return (read, self.probs_, list(cols), self.radius_, lab, k, second)
+
+def _stats_of(codes:dict, pos:dict, probs:dict, cols, radius:float, label, k:int, second:str) -> dict:
+    "Exact `score_stats` of rows given their state codes and positions (in memory: all rows; on Dask: one partition)."
+    Z = _clipped_scores(codes, pos, probs, cols, radius)
+    return score_stats(Z, None if label is None else codes[label], k, second)
+
+def _stats_part(part, read:dict, *plan) -> dict:
+    "Pass two on one partition (runs on a worker): its rows' states, normal scores and exact statistics; only these leave it."
+    cp = {c: state_codes(_column(part, c, st), st, c) for c, st in read.items()}
+    return _stats_of({c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}, *plan)
+
+def _on_parts(df, fn, args:tuple) -> list:
+    "fn(partition, *args) for every partition of the Dask frame `df`, in one `compute`; small results back."
+    import dask
+    return list(dask.compute(*[dask.delayed(fn)(p, *args) for p in df.to_delayed()]))
+
+def _dask_rows(df) -> int:
+    "The number of rows of a Dask frame (public under replace-one): one counting pass."
+    return int(sum(int(k) for k in df.map_partitions(len).compute()))
+
+# %% ../nbs/26_copula.ipynb #dk000003
+def _count_part(part, states:dict, cuts:dict) -> dict:
+    "Pass one on one partition (runs on a worker): its row count, every column's state counts, the scale cells (int64)."
+    cnt = {c: np.bincount(state_codes(_column(part, c, st), st, c)[0], minlength=n_states(st))
+           for c, st in states.items()}
+    return dict(rows=len(part), counts=cnt, cells={c: _scale_cells(part[c], st, cut) for c, (st, cut) in cuts.items()})
+
+def _from_refined(cnt, U, st:dict, name:str) -> np.ndarray:
+    "Counts on the states `st` of a binned column from its counts on a refinement: states (missing, value = lower bound, the cells of the edges `U` ⊇ st's edges, value = upper bound). Exact integer sums."
+    e = st['edges']; j = np.clip(np.searchsorted(e, U[:-1], side='right') - 1, 0, len(e) - 2)   # cell of U → bin of e
+    bins = np.zeros(len(e) - 1, np.int64); np.add.at(bins, j, cnt[2:-1])
+    if atom_states(st): core = np.r_[cnt[1], bins, cnt[-1]]
+    else: bins[0] += cnt[1]; bins[-1] += cnt[-1]; core = bins          # without atoms the bounds fall in the end bins
+    if st['missing']: return np.r_[cnt[0], core]
+    if cnt[0]: raise ValueError(f"column {name!r}: has missing cells but was declared without a missing state")
+    return core
+
+@patch
+def _dask_counts(self:CopulaGauss, df, names, rho_s:float, rho_h:float, rng) -> dict:
+    "Pass one on Dask: exact counts of every column (a binned one on the union of its candidate edges), the scale ranges released from them as in memory, the states fixed; returns the counts on those states."
+    pre = self._states(names, {}, rho_h)                        # the kinds and the atoms do not depend on the edges
+    st0, cut = self._scale_plan(names) if rho_s > 0 else ({}, {})
+    cand = lambda c: ([_scale_edges(st0[c], cut[c], k, self.bins_) for k in range(len(SCALE_CUTS) + 1)]
+                      if c in cut else [pre[c]['edges']])       # the four public forms of the scale ranges, or the edges
+    U = {c: np.unique(np.concatenate(cand(c))) for c, st in pre.items() if st['kind'] == 'bins'}
+    read = {c: column_states(self.columns[c], edges=U[c], atoms=True) if c in U else st for c, st in pre.items()}
+    parts = _on_parts(df, _count_part, (read, {c: (st0[c], cut[c]) for c in cut}))
+    if sum(p['rows'] for p in parts) != self.n_: raise ValueError("n: differs from the rows of the data")
+    total = lambda key, c: sum(p[key][c] for p in parts[1:]) + parts[0][key][c]
+    cells = {c: total('cells', c) for c in cut}
+    self.edges_ = self._scale_ranges(None, names, rho_s, rng, cells=cells) if rho_s > 0 else {}
+    self.states_ = self._states(names, self.edges_, rho_h)
+    fine = {c: _from_refined(total('counts', c), U[c], self.states_[c], c) if c in U else total('counts', c)
+            for c in names}
+    return {c: v.astype(float) for c, v in fine.items()}
+
 # %% ../nbs/26_copula.ipynb #a8137da5
 @patch
-def fit(self:CopulaGauss, df):
+def fit(self:CopulaGauss, df, n:int|None=None):
     """Release the noisy histograms and the copula of `df`; spends at most (epsilon, delta): the ranges' ε plus the
     exact ε of the Gaussian steps' ρ (a composition bound). With sampler='safe' the noise goes through add_gaussian,
     which, unlike gaussian_mech, reserves no slack for the float acceptance step (about 1e-13 in ε and a relative
-    1e-9 in δ per noise call, see 00_privacy)."""
-    names = self._validate(df)
-    self.columns_, self.label_, self.n_ = names, self.label, len(df)
+    1e-9 in δ per noise call, see 00_privacy). `df`: a pandas DataFrame, or a Dask DataFrame (two passes, exact
+    integer sums: the same release as in memory for any partitioning); `n`: the public number of rows, if known
+    (on Dask it saves a counting pass; it must match the data)."""
+    names = self._validate(df); on_dask = is_dask(df)
+    if on_dask: df = df[names]                              # read only the specs' columns
+    rows = (_dask_rows(df) if n is None else check_int(n, 'n')) if on_dask else len(df)
+    if n is not None and not on_dask and check_int(n, 'n') != rows:
+        raise ValueError("n: differs from the rows of the data")
+    if rows < 2: raise ValueError("data: need at least 2 rows")
+    self.columns_, self.label_, self.n_, self._on_dask = names, self.label, rows, on_dask
     self.dependence_ = ('class_means' if self.label is not None else 'pooled') if self.dependence == 'auto' else self.dependence
     g_range, g_fit, self._g_sample = as_rng(self.rng).spawn(3)     # ranges, noise and sampling never share a stream
     eps_r = self.range_share * self.epsilon
@@ -503,24 +664,28 @@ def fit(self:CopulaGauss, df):
     self.bins_ = auto_bins(self.n_, len(names), rho_h) if self.bins == 'auto' else int(self.bins)
     self.max_states_ = auto_bins(self.n_, len(names), rho_h, cap=128) if self.max_states == 'auto' else int(self.max_states)
     self.sigmas_ = {}
-    self.edges_ = self._ranges(df, names, eps_r, g_range) if eps_r > 0 else {}
-    if rho_s > 0: self.edges_.update(self._scale_ranges(df, names, rho_s, g_range))
-    self.states_ = self._states(names, self.edges_, rho_h)
-    cp = {c: state_codes(df[c].to_numpy(dtype=object) if self.states_[c]['kind'] == 'categorical' else df[c],
-                         self.states_[c], c) for c in names}
-    codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
+    if on_dask: fine = self._dask_counts(df, names, rho_s, rho_h, g_range)     # pass one: integer counts
+    else:
+        self.edges_ = self._ranges(df, names, eps_r, g_range) if eps_r > 0 else {}
+        if rho_s > 0: self.edges_.update(self._scale_ranges(df, names, rho_s, g_range))
+        self.states_ = self._states(names, self.edges_, rho_h)
+        cp = {c: state_codes(_column(df, c, self.states_[c]), self.states_[c], c) for c in names}
+        codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
+        fine = {c: np.bincount(codes[c], minlength=n_states(self.states_[c])).astype(float) for c in names}
     self.corr_, self.means_, self.covs_ = None, None, None
     self.groups_ = self._groups(rho_h)
     self.budget_ = dict(ranges_epsilon=eps_r, scale_rho=rho_s, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_s - rho_h)
-    self.probs_ = self._histograms(codes, rho_h, g_fit)
+    self.probs_ = self._histograms(fine, rho_h, g_fit)
     cols = self._copula_columns()
     k = clip_rule(self.n_, len(names), self.epsilon - eps_r, self.delta) if self.clip_factor == 'auto' else self.clip_factor
     self.radius_ = k * math.sqrt(len(cols)); self.shrink_ = 0.0
     if self.dependence_ == 'independent' or not cols: return self
-    Z = self._scores(codes, pos, cols)
+    plan = self._stats_plan(cols)
+    st = _on_parts(df, _stats_part, plan) if on_dask else [_stats_of(codes, pos, *plan[1:])]   # pass two on Dask
+    sums, M = score_totals(add_score_stats(st))
     rho_c = self.budget_['dependence_rho']
-    if self.dependence_ == 'pooled': self._pooled(Z, rho_c, g_fit)
-    else: self._per_class(Z, codes[self.label], rho_c, g_fit)
+    if self.dependence_ == 'pooled': self._pooled(M[0], rho_c, g_fit)
+    else: self._per_class(sums, M, rho_c, g_fit)
     return self
 
 @patch
@@ -561,18 +726,54 @@ def _latent(self:CopulaGauss, n:int, rng) -> tuple:
 
 def _rank_uniforms(Z, rng) -> np.ndarray:
     "u = (rank + U)/n per column: exactly uniform whatever the class mixture's shape, so the released marginals are kept."
-    n = len(Z); R = np.argsort(np.argsort(Z, axis=0, kind='stable'), axis=0, kind='stable')
-    return (R + rng.uniform(size=Z.shape)) / n
+    n = len(Z); ZT = np.ascontiguousarray(np.asarray(Z, dtype=float).T)   # one contiguous row per column
+    O = np.argsort(ZT, axis=1)                               # without ties every sort gives the one order
+    S = np.take_along_axis(ZT, O, axis=1)
+    if (S[:, 1:] == S[:, :-1]).any(): O = np.argsort(ZT, axis=1, kind='stable')   # ties: the stable order
+    R = np.empty_like(O); np.put_along_axis(R, O, np.broadcast_to(np.arange(n), O.shape), axis=1)   # its inverse: ranks
+    return (R.T + rng.uniform(size=np.shape(Z))) / n
 
 @patch
-def sample(self:CopulaGauss, n:int|None=None, rng=None) -> pd.DataFrame:
-    "A released table of `n` rows (default: as many as the input) in the columns' order. Post-processing only."
-    if not hasattr(self, 'probs_'): raise ValueError("this CopulaGauss is not fitted yet: call fit(df) first")
-    n = self.n_ if n is None else check_int(n, 'n')
-    if rng is not None: rng = as_rng(rng)
-    else: rng = self._g_sample if getattr(self, '_g_sample', None) is not None else as_rng(None)   # scrubbed: fresh
+def _draw(self:CopulaGauss, n:int, rng) -> pd.DataFrame:
+    "n rows drawn with `rng` and decoded through the released marginals, in the columns' order (post-processing)."
     U, y = self._latent(n, rng); cols = self._copula_columns(); out = {}
     for j, c in enumerate(cols): out[c] = _decode_column(U[:, j], self.states_[c], self.probs_[c])
     if y is not None:
         out[self.label] = pd.Series(np.array(list(self.states_[self.label]['values']), dtype=object)[y], dtype=object)
     return pd.DataFrame({c: out[c] for c in self.columns_})
+
+@patch
+def sample(self:CopulaGauss, n:int|None=None, rng=None, npartitions:int|None=None):
+    """A released table of `n` rows (default: as many as the input) in the columns' order. Post-processing only.
+    With `npartitions` (or after a fit on Dask: ⌈n/10⁶⌉ partitions by default) a Dask DataFrame, each partition drawn on
+    its worker from its own stream spawned from the sampling stream (`partition_rngs`); its partitions depend on n only."""
+    if not hasattr(self, 'probs_'): raise ValueError("this CopulaGauss is not fitted yet: call fit(df) first")
+    n = self.n_ if n is None else check_int(n, 'n')
+    if rng is not None: rng = as_rng(rng)
+    else: rng = self._g_sample if getattr(self, '_g_sample', None) is not None else as_rng(None)   # scrubbed: fresh
+    if npartitions is None and not getattr(self, '_on_dask', False): return self._draw(n, rng)
+    return _sample_dask(self, n, rng, npartitions)
+
+# %% ../nbs/26_copula.ipynb #dk000004
+ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition when sampling to Dask
+
+_DRAWN = ('columns_', 'label', 'dependence_', 'states_', 'probs_', 'corr_', 'means_', 'covs_')   # what `_draw` reads
+
+def _draw_part(spec) -> pd.DataFrame:
+    "One output partition (runs on a worker): (released model as plain arrays, its SeedSequence, rows, first index)."
+    state, seq, n, start = spec
+    m = CopulaGauss.__new__(CopulaGauss); m.__dict__.update(state)
+    out = m._draw(n, np.random.default_rng(seq)); out.index = pd.RangeIndex(start, start + n)
+    return out
+
+def _sample_dask(m:CopulaGauss, n:int, rng, npartitions=None):
+    "A Dask DataFrame of n released rows: partitions sized from the public n alone, each with its own stream."
+    import dask, dask.dataframe as dd
+    P = max(1, -(-n // ROWS_PER_PARTITION)) if npartitions is None else check_int(npartitions, 'npartitions')
+    sizes = [n // P + (i < n % P) for i in range(P)]
+    starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
+    seqs = partition_rngs(rng, P)                              # one independent stream per output partition, never reused
+    meta, state = m._draw(0, np.random.default_rng(0)), {a: getattr(m, a) for a in _DRAWN}   # no stream travels
+    parts = [dask.delayed(_draw_part)((state, q, k, s)) for q, k, s in zip(seqs, sizes, starts)]
+    with dask.config.set({'dataframe.convert-string': False}):   # the in-memory dtypes (object), not Arrow strings
+        return dd.from_delayed(parts, meta=meta, verify_meta=False)
