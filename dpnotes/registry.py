@@ -29,7 +29,7 @@ from .jl_release import jl_laplace_release, jl_laplace_scale
 from .suffstat import SuffStatGauss, _sample_dask, _LABEL, _draw as _suffstat_draw
 from .moments import is_dask, partition_rngs
 from .dpsyn import DPSyn
-from .copula import CopulaGauss, copula_rho
+from .copula import CopulaGauss, copula_rho, _sample_dask as _copula_sample_dask
 
 # %% auto #0
 __all__ = ['DECISIONS', 'RETIRED', 'METHODS', 'DEFAULT_METHOD', 'default_of', 'default_delta', 'NoParams', 'Method', 'Public',
@@ -905,6 +905,7 @@ class CopulaRelease(Method):
     guarantee = '(ε, δ)-DP via ρ-zCDP (exact conversion), replace-one neighbours'
     needs_public = 'schema (bounds, categories), classes, n'
     keeps_missing, calibratable = True, False   # its marginals are released histograms already: `calibrate` is refused
+    supports_dask = True           # two exact passes (integer counts, then fixed-point score sums): any partitioning
     spec_type = CopulaSpec
 
     @classmethod
@@ -916,7 +917,7 @@ class CopulaRelease(Method):
 @patch
 def fit(self: CopulaRelease, data, label=None, allow_drafted: bool = False):
     "As `Method.fit`, with the caller's own columns kept for `_fit` only (dropped on return and on any error)."
-    self._frame = None if is_dask(data) else _frame_of(data, label)[0]
+    self._frame = data if is_dask(data) else _frame_of(data, label)[0]
     try: return Method.fit(self, data, label, allow_drafted)
     finally: self._frame = None
 
@@ -928,11 +929,14 @@ _COPULA_STATE = ('probs_', 'n_', 'dependence_', 'corr_', 'means_', 'covs_', 'lab
 def _fit(self: CopulaRelease, E, y, eps, delta, sampler, rng) -> dict:
     df, self._frame = self._frame, None                  # the private frame is dropped before anything is returned
     c, s = self.codec_, self.spec
-    sch = c.schema.columns; df = c.sanitize(df)          # the public rule: nothing about the data is refused
-    cols = {k: _copula_spec(sch[k], k in set(s.complete)) for k in c.order}
-    df = _fill_declared(df, cols)                        # a declared-complete column's missing cell: a public value
+    cols = {k: _copula_spec(c.schema.columns[k], k in set(s.complete)) for k in c.order}
+    # the public rule (nothing about the data is refused), row by row; a declared-complete column's missing cell
+    # becomes a public value
+    prep = lambda part: _fill_declared(c.sanitize(part), cols)
+    df = df.map_partitions(prep, meta=prep(df._meta)) if is_dask(df) else prep(df)
     opts = {f.name: getattr(s, f.name) for f in fields(s) if f.name != 'complete'}
-    m = self.model_ = CopulaGauss(cols, eps, delta, label=c.label, rng=rng, sampler=sampler, **opts).fit(df)
+    m = CopulaGauss(cols, eps, delta, label=c.label, rng=rng, sampler=sampler, **opts)
+    self.model_ = m.fit(df, n=self.n_)                   # n: public under replace-one (no counting pass)
     assert m.budget_['ranges_epsilon'] == 0        # no private ranges through the front door (retired: range_share)
     self._charges += self._charges_of(s, None, eps, delta)
     self._rng_ = m._g_sample                       # the copula's own sampling stream, split off at its fit
@@ -942,8 +946,17 @@ def _fit(self: CopulaRelease, E, y, eps, delta, sampler, rng) -> dict:
 @patch(cls_method=True)
 def _sample_fitted(cls: CopulaRelease, r, n, rng) -> pd.DataFrame:
     "A released table of `n` rows in the caller's columns, order and dtypes (missing cells kept). Post-processing only."
-    out = _rebuilt(CopulaGauss, r.stats).sample(n, rng=rng)
-    return pd.DataFrame({k: _copula_cast(r.codec.schema.columns[k], out[k]) for k in r.codec.order})
+    m, cols, order = _rebuilt(CopulaGauss, r.stats), r.codec.schema.columns, r.codec.order
+    if r.on_dask:                                  # partitions sized by the public n, one stream each
+        out = _copula_sample_dask(m, n, rng)
+        return out.map_partitions(_copula_cast_part, cols, order, meta=_copula_cast_part(out._meta, cols, order))
+    return _copula_cast_part(m.sample(n, rng=rng), cols, order).reset_index(drop=True)
+
+def _copula_cast_part(part, cols, order) -> pd.DataFrame:
+    "One released partition in the schema's dtypes (`_copula_cast`), keeping its index."
+    out = pd.DataFrame({k: _copula_cast(cols[k], part[k].to_numpy()) for k in order})
+    out.index = part.index
+    return out
 
 # %% ../nbs/58_registry.ipynb #d1a104f7
 METHODS: dict = {}

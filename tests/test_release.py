@@ -70,7 +70,7 @@ def test_registry_table():
     assert {'dprp', 'ron-gauss', 'pca-gauss', 'jl-laplace', 'dp-syn'} <= set(m.index)
     assert all(n + '-paper' in m.index for n in ('dprp', 'ron-gauss', 'pca-gauss', 'jl-laplace', 'dp-syn'))
     assert {'paper', 'guarantee', 'needs_public', 'original_units', 'private', 'dask'} <= set(m.columns)
-    assert sorted(m.index[m['dask'].astype(bool)]) == ['dprp', 'ron-gauss', 'suffstat-gauss']   # which methods accept a Dask DataFrame
+    assert sorted(m.index[m['dask'].astype(bool)]) == ['copula-gauss', 'dprp', 'ron-gauss', 'suffstat-gauss']   # which methods accept a Dask DataFrame
 
 
 @pytest.mark.parametrize('kw, words', [
