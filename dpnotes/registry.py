@@ -962,8 +962,9 @@ def _copula_cast_part(part, cols, order) -> pd.DataFrame:
 METHODS: dict = {}
 
 # %% ../nbs/58_registry.ipynb #ddfdcb5c
-# the method of `release()`, the plan and the command when none is named (decision D15 on the decisions page)
-DEFAULT_METHOD = 'suffstat-gauss'
+# the method of `release()`, the plan and the command when none is named: the one that keeps the table, missing
+# cells included (decision D26 on the decisions page, which supersedes D15)
+DEFAULT_METHOD = 'copula-gauss'
 
 # %% ../nbs/58_registry.ipynb #63d2f8dc
 def register(cls):

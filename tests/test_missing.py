@@ -83,3 +83,22 @@ def test_missing_count_and_threshold():
     sts = {c: column_states(s, missing=(c != 'y')) for c, s in COLS.items()}
     assert missing_count(sts) == 3
     assert math.isclose(missing_threshold(2.0, 3), 2.0 * math.sqrt(2 * math.log(3)))
+
+
+def test_the_default_method_keeps_the_tables_missing_cells():
+    """Decision D26: the default of `release()` keeps missing cells where the table has them. On the clinic demo (3.7 %,
+    8.8 % and 5.8 % missing in three columns, none elsewhere) each released rate is within 0.03 of the real one and the
+    complete columns stay complete; the witness: `suffstat-gauss` releases every rate as 0."""
+    import warnings
+    from dpnotes.data import load_dataset
+    from dpnotes.registry import DEFAULT_METHOD
+    d = load_dataset('clinic_demo'); raw = d.raw.assign(readmitted=d.y.to_numpy())
+    real = raw.isna().mean()
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore')
+        r = release(raw, epsilon=1.0, schema=d.schema, rng=0)
+        s = release(raw, 'suffstat-gauss', 1.0, schema=d.schema, rng=0)
+    assert r.method == DEFAULT_METHOD == 'copula-gauss'
+    got = r.data.isna().mean()
+    assert (got - real).abs().max() <= 0.03, (got, real)
+    assert got[real == 0].max() <= 0.005 and s.data.isna().sum().sum() == 0
