@@ -22,10 +22,12 @@ __all__ = ['FRAC_BITS', 'BLOCK_ROWS', 'CACHE_BYTES', 'quantise', 'piece_rows', '
 FRAC_BITS = 20          # entries in [-b, b] become integers q with |q| <= 2**20
 BLOCK_ROWS = 2 ** (53 - 2 * FRAC_BITS)   # rows summed in float64 at most: 2**13 · (2**20)**2 = 2**53, exact
 
+# %% ../nbs/05_moments.ipynb #61c2fd83
 def _scale(bound:float, frac_bits:int) -> float:
     "The one factor 2**f/b · (1 − 2**-40), rounded twice: each entry then takes one multiplication (three roundings in all)."
     return (float(1 << frac_bits) / bound) * (1.0 - 2.0**-40)
 
+# %% ../nbs/05_moments.ipynb #75627f1e
 def quantise(X, bound:float=1.0, frac_bits:int=FRAC_BITS) -> np.ndarray:
     "Integers q = trunc(2**frac_bits · x / bound), toward zero (|q|·2**-frac_bits·bound ≤ |x|), clipped to ±2**frac_bits."
     one = float(1 << frac_bits)
@@ -37,6 +39,7 @@ def _pow2(x:float) -> bool:
     "True when x is a power of two (then multiplying by it or by its reciprocal is exact in the normal range)."
     return x > 0 and math.frexp(x)[0] == 0.5
 
+# %% ../nbs/05_moments.ipynb #92de4d14
 def _quantise_into(Z, out:np.ndarray, bound:float=1.0, frac_bits:int=FRAC_BITS) -> np.ndarray:
     "The integers of `quantise(Z, bound, frac_bits)`, as float64 values written into `out` (3 in-place passes, no copy)."
     one = float(1 << frac_bits)
@@ -61,6 +64,7 @@ def _guard(d:int) -> float:
     "The margin m of `_ball_into`: a power of two ≥ (d + 8)·2**-52, which is 2**-40 up to d = 4096 columns."
     return 2.0 ** -40 if d <= 4096 else 2.0 ** (math.ceil(math.log2(d + 8)) - 52)
 
+# %% ../nbs/05_moments.ipynb #2331d0de
 def _ball_into(Z, b:float, frac_bits:int) -> np.ndarray:
     """In place: each row z times φ = K/max(b, ‖z‖), K = 2**f·(1 − m), truncated toward zero: integers q with ‖q‖₂ ≤ 2**f
     (the row clipped to the b-ball and quantised by one product per entry)."""
@@ -69,7 +73,6 @@ def _ball_into(Z, b:float, frac_bits:int) -> np.ndarray:
         phi = K / np.maximum(_ball_norms(Z, b), b)   # one pairwise sum along each row: bits from that row only
         np.multiply(Z, phi[:, None], out=Z)
     return np.trunc(Z, out=Z)
-
 
 # %% ../nbs/05_moments.ipynb #e20f7fec
 def _box_args(box, d:int) -> tuple:
@@ -87,6 +90,7 @@ def _box_args(box, d:int) -> tuple:
     if s is not None and not np.all(s > 0): raise ValueError("box: need scale > 0 in every column")
     return lo, hi, c, s
 
+# %% ../nbs/05_moments.ipynb #eb990ac4
 def _affine_clip(Z, out, a, s, top:float, trunc:bool=False) -> np.ndarray:
     "out = clip(Z·a + s, 0, top) with per-column constants tiled over the block (a clip with scalar bounds), then trunc."
     m = len(Z)
@@ -94,7 +98,6 @@ def _affine_clip(Z, out, a, s, top:float, trunc:bool=False) -> np.ndarray:
         np.multiply(Z, a[:m], out=out); np.add(out, s[:m], out=out)
     np.clip(out, 0.0, top, out=out)
     return np.trunc(out, out=out) if trunc else out
-
 
 # %% ../nbs/05_moments.ipynb #11356f35
 def _quantiser(box, clip:str, b:float, f:int, d:int, rows:int):
@@ -118,8 +121,8 @@ def _quantiser(box, clip:str, b:float, f:int, d:int, rows:int):
         return _quantise_into(out, out, b, f) if clip == 'entry' else _ball_into(out, b, f)
     return quant
 
+# %% ../nbs/05_moments.ipynb #c4b0e6bb
 def _copied(Z, out): np.copyto(out, Z); return out
-
 
 # %% ../nbs/05_moments.ipynb #89e1781b
 def _box_consts(box, clip:str, b:float, f:int, d:int) -> tuple:
@@ -139,12 +142,12 @@ def _box_consts(box, clip:str, b:float, f:int, d:int) -> tuple:
 # %% ../nbs/05_moments.ipynb #48d26e02
 CACHE_BYTES = 1 << 20   # a piece of quantised rows (P × d float64) is kept this small: it stays in the L2 cache
 
+# %% ../nbs/05_moments.ipynb #0a67a57d
 def piece_rows(d:int, frac_bits:int=FRAC_BITS, cache_bytes:int=CACHE_BYTES) -> int:
     """Rows per piece: the largest power of two whose d float64 columns fit in `cache_bytes` (at least 64), capped at
     2**(53 − 2·frac_bits), the most rows whose products q_i·q_j (each at most 2**(2f)) sum below 2**53 in any order."""
     fit = 1 << max(6, (cache_bytes // (8 * max(int(d), 1))).bit_length() - 1)
     return min(fit, 2 ** (53 - 2 * frac_bits))
-
 
 # %% ../nbs/05_moments.ipynb #a38a88f0
 def have_numba() -> bool:
@@ -157,6 +160,7 @@ def have_numba() -> bool:
 # %% ../nbs/05_moments.ipynb #cc8c59c3
 _BACKEND = ['auto']   # 'auto' (numba when installed), 'numba' or 'numpy': the same integers either way
 
+# %% ../nbs/05_moments.ipynb #ef1949a9
 @contextlib.contextmanager
 def use_backend(name:str):
     "Within the block, the statistics are computed by 'numba', 'numpy' or 'auto' (numba when installed): same integers."
@@ -167,6 +171,7 @@ def use_backend(name:str):
     try: yield
     finally: _BACKEND[0] = old
 
+# %% ../nbs/05_moments.ipynb #e1aa7a06
 def _compiled() -> bool:
     "True when the statistics should run through the compiled kernel now."
     return _BACKEND[0] == 'numba' or (_BACKEND[0] == 'auto' and have_numba())
@@ -258,6 +263,7 @@ def _piece_kernel(Z, idx, Q, mode:int, a, s, c, inv, G:float, top:float, K:float
 # %% ../nbs/05_moments.ipynb #767037b1
 _KERNEL = []
 
+# %% ../nbs/05_moments.ipynb #40c095dd
 def _kernel():
     "The compiled `_piece_kernel` (numba; compiled once per process, cached on disk when the package folder is writable)."
     if not _KERNEL:
@@ -265,13 +271,13 @@ def _kernel():
         _KERNEL.append(numba.njit(cache=True, nogil=True)(_piece_kernel))
     return _KERNEL[0]
 
-
 # %% ../nbs/05_moments.ipynb #9cba8bf0
 def is_dask(x) -> bool:
     "True for a Dask collection (array, DataFrame, Series, delayed), decided without importing dask."
     mod = type(x).__module__ or ''
     return (mod == 'dask' or mod.startswith('dask.')) and hasattr(x, '__dask_graph__')
 
+# %% ../nbs/05_moments.ipynb #dc94782d
 def have_dask() -> bool:
     "True when the optional extra is installed (`pip install \"dpnotes[dask]\"`)."
     try: import dask, dask.dataframe  # noqa: F401
@@ -284,17 +290,21 @@ def _default_prep(A, y):
     idx = np.zeros(len(A), dtype=np.int64) if y is None else np.asarray(y).astype(np.int64).ravel()
     return A, idx
 
+# %% ../nbs/05_moments.ipynb #c3e7d94d
 def _as_block(A):
     "A partition (ndarray, pandas frame or series) as a float64 2-D array."
     a = A.to_numpy(dtype=float) if hasattr(A, 'to_numpy') else np.asarray(A, dtype=float)
     return a[:, None] if a.ndim == 1 else a
 
+# %% ../nbs/05_moments.ipynb #43900eb4
 def _prepared(A, y, k:int, prep):
     "The pre-processed rows of one partition as float64 (n, d) and their class indices, checked against the public k."
     Z, idx = (prep or _default_prep)(_as_block(A), None if y is None else np.asarray(y))
     Z, idx = np.asarray(Z, dtype=float), np.asarray(idx, dtype=np.int64).ravel()
     if len(idx) != len(Z): raise ValueError(f"y: need one label per row ({len(Z)}), got {len(idx)}")
-    if len(idx) and (idx.min() < 0 or idx.max() >= k): raise ValueError(f"class indices must lie in [0, {k}); map labels through the public classes first")
+    if len(idx) and (idx.min() < 0 or idx.max() >= k): raise ValueError("class indices must lie in [0, "
+                                                                        f"{k}); map labels through the "
+                                                                        "public classes first")
     return Z, idx
 
 # %% ../nbs/05_moments.ipynb #fa5e9121
@@ -303,13 +313,13 @@ def _exact_int(M) -> np.ndarray:
     if not np.isfinite(M).all(): raise ValueError(_NAN)
     return M.astype(np.int64)
 
+# %% ../nbs/05_moments.ipynb #2f01244f
 def _class_sums(Q:np.ndarray, idx, k:int) -> np.ndarray:
     "k × d float64 class sums of the quantised block (exact integers): one matrix–vector product per class up to 4 classes, else one one-hot product."
     if k == 1: return (np.ones(len(Q)) @ Q)[None]
     if k <= 4: return np.stack([(idx == c).astype(float) @ Q for c in range(k)])
     H = np.zeros((len(Q), k)); H[np.arange(len(Q)), idx] = 1.0
     return H.T @ Q
-
 
 # %% ../nbs/05_moments.ipynb #077fc4aa
 def _zero_totals(k:int, d:int, second, squares:bool) -> dict:
@@ -320,16 +330,17 @@ def _zero_totals(k:int, d:int, second, squares:bool) -> dict:
     if squares and second is None: tot['sumsq'] = zero(d)
     return tot
 
+# %% ../nbs/05_moments.ipynb #a18b3edf
 def _add_stats(parts) -> dict:
     "Exact sum of partition statistics (Python integers: no overflow, no rounding, any order)."
     parts = list(parts)
     return {key: sum((p[key] for p in parts[1:]), parts[0][key].copy()) for key in parts[0]}
 
-
 # %% ../nbs/05_moments.ipynb #876594cb
 _NAN = "X: NaN values after the pre-processing; drop or impute those rows first"
 _NONFINITE = "X contains NaN or infinite values"
 
+# %% ../nbs/05_moments.ipynb #769dd775
 class _Totals:
     """Exact statistics of one partition, added piece by piece (one piece of rows quantised into a buffer that stays in
     the cache): class sums, Σq² and second moments (by the BLAS symmetric rank-k update) summed in float64 over at most
@@ -353,7 +364,6 @@ class _Totals:
         self.i64 = dict(count=np.zeros(self.k, np.int64), sum=np.zeros((self.k, self.d), np.int64),
                         sumsq=np.zeros(self.d, np.int64), second=np.zeros((len(self.f64), self.d, self.d), np.int64))
         self.rows = self.rows_f = 0
-
 
 # %% ../nbs/05_moments.ipynb #d3647ba5
 @patch
@@ -411,7 +421,8 @@ def result(self:_Totals) -> dict:
     "The exact totals (Python integers); Σq² is the diagonal of the second moment when that was computed."
     self._move()
     if self.squares and self.second is not None:
-        self.py['sumsq'] = np.diagonal(self.py['second'] if self.second == 'pooled' else self.py['second'].sum(0)).copy()
+        self.py['sumsq'] = np.diagonal(self.py['second'] if self.second == 'pooled'
+                                       else self.py['second'].sum(0)).copy()
     return self.py
 
 
@@ -432,14 +443,15 @@ def _accumulate(A, y, k:int, prep, bound:float, second, squares:bool, frac_bits:
         for e in range(0, max(len(Z), 1), P): tot.add(Z[e:e + P], ib[e:e + P])   # quantised and multiplied by pieces
     return tot
 
+# %% ../nbs/05_moments.ipynb #66513067
 def _block_stats(*args) -> dict:
     "Exact integer statistics of one partition (runs on a worker under Dask): only these small arrays leave it."
     return _accumulate(*args).result()
 
-
 # %% ../nbs/05_moments.ipynb #4537aac5
 _YCOL = '__dpnotes_moments_y__'   # a column name no caller's frame uses (checked)
 
+# %% ../nbs/05_moments.ipynb #3a626eef
 def _one_graph(A, y):
     """Rows and labels of a Dask DataFrame as delayed halves of one frame: each partition is read (or generated) once,
     not once for the rows and once for the labels. None when the two cannot be put side by side (unknown divisions)."""
@@ -449,9 +461,13 @@ def _one_graph(A, y):
     except (ValueError, NotImplementedError, TypeError): return None
     return [dask.delayed(_rows_half)(p) for p in parts], [dask.delayed(_label_half)(p) for p in parts]
 
+# %% ../nbs/05_moments.ipynb #74fc393c
 def _rows_half(part): return part.drop(columns=[_YCOL])
+
+# %% ../nbs/05_moments.ipynb #35c92c61
 def _label_half(part): return part[_YCOL]
 
+# %% ../nbs/05_moments.ipynb #52536fed
 def _dask_parts(A, y):
     "Aligned lists of delayed row partitions of A and y (y may be None)."
     import dask.array as da
@@ -460,16 +476,19 @@ def _dask_parts(A, y):
         xs = list(A.to_delayed().ravel())
         if y is None: return xs, [None] * len(xs)
         if not isinstance(y, da.Array): y = da.from_array(np.asarray(y)) if not is_dask(y) else y.to_dask_array(lengths=True)
-        if any(math.isnan(c) for c in A.chunks[0]): raise ValueError("X: a Dask array with unknown chunk sizes; call X.compute_chunk_sizes() first")
+        if any(math.isnan(c) for c in A.chunks[0]): raise ValueError("X: a Dask array with unknown chunk "
+                                                                     "sizes; call X.compute_chunk_sizes() first")
         return xs, list(y.rechunk((A.chunks[0],)).to_delayed().ravel())
     if y is None: return list(A.to_delayed()), [None] * A.npartitions
-    if not is_dask(y): raise TypeError("y: with a Dask DataFrame X, pass y as a Dask Series partitioned like X (e.g. a column of the same frame)")
+    if not is_dask(y): raise TypeError("y: with a Dask DataFrame X, pass y as a Dask Series partitioned like "
+                                       "X (e.g. a column of the same frame)")
     if getattr(y, 'npartitions', None) == A.npartitions and hasattr(A, 'assign'):
         both = _one_graph(A, y)
         if both is not None: return both
     xs, ys = list(A.to_delayed()), list(y.to_delayed())
     if len(ys) != len(xs):
-        raise ValueError(f"y: needs the same partitions as X ({len(xs)}), got {len(ys)}; take it from the same frame or repartition both alike")
+        raise ValueError(f"y: needs the same partitions as X ({len(xs)}), got {len(ys)}; take it from the "
+                         "same frame or repartition both alike")
     return xs, ys
 
 # %% ../nbs/05_moments.ipynb #410f24c0
@@ -479,13 +498,16 @@ def _moment_args(n_classes, prep, bound, second, squares, frac_bits, block_rows,
     k, f, B = check_int(n_classes, 'n_classes'), check_int(frac_bits, 'frac_bits'), check_int(block_rows, 'block_rows')
     check_positive(bound, 'bound')
     if not 1 <= f <= 26: raise ValueError(f"frac_bits must lie in [1, 26] so that products stay exact, got {f}")
-    if B > 2 ** (53 - 2 * f): raise ValueError(f"block_rows must be ≤ 2**(53 - 2*frac_bits) = {2 ** (53 - 2 * f)}, got {B}")
-    if second not in (None, 'pooled', 'per_class'): raise ValueError(f"second must be None, 'pooled' or 'per_class', got {second!r}")
+    if B > 2 ** (53 - 2 * f): raise ValueError("block_rows must be ≤ 2**(53 - 2*frac_bits) = "
+                                               f"{2 ** (53 - 2 * f)}, got {B}")
+    if second not in (None, 'pooled', 'per_class'): raise ValueError("second must be None, 'pooled' or "
+                                                                     f"'per_class', got {second!r}")
     if clip not in ('entry', 'ball'): raise ValueError(f"clip must be 'entry' or 'ball', got {clip!r}")
     if box is not None and not (isinstance(box, (tuple, list)) and len(box) in (2, 4)):
         raise ValueError("box: pass (lower, upper) or (lower, upper, centre, scale), each one entry per column")
     return (k, prep, float(bound), second, bool(squares), f, B, box, clip, bool(finite))
 
+# %% ../nbs/05_moments.ipynb #b1992e26
 def _moments_dask(A, y, args:tuple) -> tuple:
     "(exact integer statistics, number of partitions) of Dask collections: one `compute`, small arrays back."
     import dask
@@ -493,6 +515,7 @@ def _moments_dask(A, y, args:tuple) -> tuple:
     parts = [dask.delayed(_block_stats)(a, b, *args) for a, b in zip(xs, ys)]
     return dask.compute(dask.delayed(_add_stats)(parts))[0], len(parts)
 
+# %% ../nbs/05_moments.ipynb #6dc18bb5
 def _moments_in_memory(A, y, args:tuple, chunk_rows:int) -> tuple:
     "(exact integer statistics, number of chunks) of an in-memory table, pre-processed `chunk_rows` rows at a time."
     if is_dask(y): raise TypeError("y: a Dask collection next to an in-memory X; pass both in memory or both as Dask")
@@ -544,6 +567,7 @@ def partition_rngs(rng, n_partitions:int) -> list:
     P = check_int(n_partitions, 'n_partitions')
     if isinstance(rng, np.random.SeedSequence): return rng.spawn(P)
     ss = getattr(as_rng(rng).bit_generator, 'seed_seq', None)
-    if not isinstance(ss, np.random.SeedSequence):                # a generator restored from a state has no seed sequence
+    if not isinstance(ss, np.random.SeedSequence):                # a generator restored from a state has no
+                                                                  # seed sequence
         ss = np.random.SeedSequence(as_rng(rng).integers(0, 2**63, size=4).tolist())
     return ss.spawn(P)
