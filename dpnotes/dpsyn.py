@@ -9,7 +9,7 @@ Docs: https://dpnotes.github.io/dpnotes/dp_syn.html.md"""
 __all__ = ['NEIGHBOURS', 'SUFF_STAT_SENSITIVITY', 'sgd_event', 'accountant_epsilon', 'dpsgd_epsilon', 'dpsgd_steps',
            'dpsgd_noise_multiplier', 'ae_layout', 'ae_init', 'ae_forward', 'ae_loss', 'per_example_grads',
            'dp_sgd_noisy_sum', 'train_dp_autoencoder', 'ae_encode', 'ae_decode', 'gmm_responsibilities',
-           'gmm_suff_stats', 'gmm_init', 'dp_em_gmm', 'gmm_sample', 'DPSyn']
+           'gmm_suff_stats', 'gmm_init', 'dp_em_gmm', 'gmm_sample', 'DPSyn', 'mixture_renyi', 'replace_one_step_check']
 
 # %% ../nbs/50_dp_syn.ipynb #3b47649f
 import math, time, warnings, logging
@@ -602,3 +602,42 @@ def sample(self:DPSyn, n:int, rng=None):
     perm = rng.permutation(n); Xs, ys = Xs[perm], ys[perm]
     if self.columns_ is not None: return pd.DataFrame(Xs, columns=self.columns_), pd.Series(ys, name=self.y_name_)
     return Xs, ys
+
+# %% ../nbs/50_dp_syn.ipynb #a1898aeb
+def _log_mix(x:np.ndarray, q:float, m:float) -> np.ndarray:
+    "log density of (1-q)·N(0,1) + q·N(m,1) at x (q = 1: N(m,1) alone)."
+    b = -0.5 * (x - m) ** 2 + math.log(q)
+    a = -0.5 * x * x + math.log1p(-q) if q < 1 else np.full_like(x, -np.inf)
+    return np.logaddexp(a, b) - 0.5 * math.log(2 * math.pi)
+
+# %% ../nbs/50_dp_syn.ipynb #15104978
+def _renyi_from_logs(lp:np.ndarray, lq:np.ndarray, alpha:float, w) -> float:
+    "D_α(P‖Q) from log densities on a grid with quadrature weights `w` (trapezoid rule)."
+    L = lp - lq                                                  # the log likelihood ratio
+    if alpha * L.max() < 600:                          # ∫Q·expm1(αL): exact where the integral is near 1
+        return math.log1p(np.sum(w * np.exp(lq) * np.expm1(alpha * L))) / (alpha - 1)
+    return float(special.logsumexp(lq + alpha * L, b=w)) / (alpha - 1)
+
+# %% ../nbs/50_dp_syn.ipynb #9bcccd26
+def mixture_renyi(q:float, u:float, v:float, alpha:float, h:float=0.01) -> float:
+    '''Rényi divergence D_α(P‖Q), P = (1-q)N(0,1) + qN(u,1), Q = (1-q)N(0,1) + qN(v,1), α > 1, by the
+    trapezoid rule on a grid of step `h` that covers both tails' peaks (|x| ≤ α|u-v| + |u| + |v| + 12).'''
+    if not alpha > 1: raise ValueError(f"alpha must be > 1, got {alpha}")
+    top = alpha * abs(u - v) + abs(u) + abs(v) + 12
+    x = np.arange(-top, top + h, h)
+    w = np.full(x.size, h); w[[0, -1]] = h / 2
+    return _renyi_from_logs(_log_mix(x, q, u), _log_mix(x, q, v), alpha, w)
+
+# %% ../nbs/50_dp_syn.ipynb #1fcbb75b
+def replace_one_step_check(sample_rate:float, noise_multiplier:float, clip_units:float=2.0,
+                           max_order:float=1024) -> pd.DataFrame:
+    '''Per order of the RDP accountant: D_α of one replace-one DP-SGD step's worst pair (u = -v, |u| = C)
+    with noise std `noise_multiplier`·`clip_units`·C (2: the replace-one calibration; 1: the add/remove one),
+    against the per-step RDP the accountant charges, `accountant` = RDP of PoissonSampled(q, Gaussian(σ)).'''
+    q, s = float(sample_rate), float(noise_multiplier)
+    orders, r = _rdp_one_step(q, s)
+    c = 1 / (clip_units * s)                                   # |u| = C in units of the noise std
+    rows = [(a, mixture_renyi(q, c, -c, a), ra) for a, ra in zip(orders, r)
+            if np.isfinite(ra) and a <= max_order]
+    out = pd.DataFrame(rows, columns=['order', 'replace_one', 'accountant'])
+    return out.assign(ratio=out.replace_one / out.accountant)
