@@ -4,14 +4,15 @@
     python benchmarks/front_door_grid.py --part cli --runs 30   # the command (a forked process per run) for every private method, and `CLI_OPTIONS`
     python benchmarks/front_door_grid.py --part fresh     # the command as a fresh interpreter (slow: a few cases)
 
-The cases come from `dpnotes.audit.front_door_cases` (the one list of methods, pairs, controls and options).
+The cases come from `dpnotes.front_door.front_door_cases` (the one list of methods, pairs, controls and options).
 Rows: method, path, pair, control, runs, epsilon_lb, passes, statistic, seconds, params (JSON of the non-default method
 parameters, empty at defaults), rows (of the front-door table). A case passes when its 95 % lower bound on ε stays at or
 below the claimed ε = 1; a control passes the grid when its bound exceeds it (it must be caught).
 """
 import argparse, csv, json
 from pathlib import Path
-from dpnotes.audit import FRONT_KINDS, FrontCase, audit_front_door, front_door_cases
+from dpnotes.audit import FRONT_KINDS
+from dpnotes.front_door import FrontCase, audit_front_door, front_door_cases
 
 DPSYN_CLI_PAIRS = ('label', 'missing_cell', 'text_1e999', 'unknown_category')   # DP-SYN trains at full default settings on the command (15-30 s a run)
 

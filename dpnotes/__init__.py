@@ -3,7 +3,7 @@
 Modules:
 
 - `dpnotes.analyze_gauss`: The L2 sensitivity of the upper triangle of XᵀX for rows of bounded norm, under replace-one and add/remove neighbours, and the symmetric Gaussian release of Dwork et al. (2014) built on it, audited.
-- `dpnotes.audit`: Lower confidence bounds on ε from samples of a mechanism on two neighbouring datasets, and an adversarial search for sensitivities.
+- `dpnotes.audit`: Lower confidence bounds on ε from samples of a mechanism on two neighbouring datasets, end-to-end audits of public calls on adversarial neighbours, and what a recipient of the front door observes.
 - `dpnotes.bench`: Every DP release in dpnotes beside the strongest DP synthesisers we could install (MST, AIM) and DP classifiers trained directly (diffprivlib), the non-private model and the majority rate, on the same splits, seeds and scorer: train on the release, test on real records; the share of the majority → non-private gap each method closes; and which method to use.
 - `dpnotes.cli`: `dpnotes release IN -o OUT.csv --epsilon E`: a differentially private table from the shell, with the privacy ledger and the public rules printed (and nothing computed from the real rows unless asked); plus `methods`, `schema`, `check`, `report`, and `reproduce` for the papers' tables and figures.
 - `dpnotes.cov_lemmas`: RON-Gauss Lemmas 1, 2, 5 and 6 and PCA-Gauss Proposition 3 / Theorem 4: the other sensitivities the two generators use, each derived from the entrywise L1 bound on the second moment (`dpnotes.covariance`) or checked against it.
@@ -16,6 +16,7 @@ Modules:
 - `dpnotes.dprp_reconstruction`: Gondara & Wang (2020), Algorithm 1, line 7: the reconstruction from a noisy random projection, exact without noise when rank X ≤ k₂ ≤ k₁, and its expected error in closed form (the "dimensionality explosion" of k₁).
 - `dpnotes.dpsyn`: Abay, Zhou, Kantarcioglu, Thuraisingham & Sweeney, *Privacy Preserving Synthetic Data Release Using Deep Learning*: split the data by label, train a small auto-encoder on each label group with DP-SGD, fit a Gaussian mixture to the latent codes with DP-EM, sample codes and decode them.
 - `dpnotes.evaluate`: Train on synthetic, test on real (TSTR): accuracy and AUPRC of a classifier fitted to released data and scored on real held-out records, with the non-private reference beside it.
+- `dpnotes.front_door`: The paths a user takes, run as a black box on the front-door pairs: `release()`, the `dpnotes release` command in a process of its own, Dask in several partition layouts; the leaky controls each audit must catch, and the one list of cases the grid runs.
 - `dpnotes.gauss`: RON-Gauss (Alg. 3, 4, 5), PCA-Gauss (Alg. 1, 2, 3 with Lap-PCA, Analyze Gauss and public PCA) and a MODIPS-style Gaussian model without reduction, as scikit-learn-style estimators built from the Gaussian-model steps; checked here together with the identity-query baselines of Li et al. and Jiang et al.
 - `dpnotes.gauss_steps`: The steps RON-Gauss and PCA-Gauss are made of: the one-pass pre-processing and projection, the scale-consistent class rows, the second-moment release, the Gaussian sampler, the PCA sources, and the label and class-sum rules.
 - `dpnotes.identity_release`: Noisy projected rows, the baselines RON-Gauss and PCA-Gauss are compared with (Li et al.; Jiang et al.): rows normalised, projected by a random or a PCA basis, and every entry released with Laplace noise.
@@ -34,6 +35,7 @@ Modules:
 - `dpnotes.repro_gauss`: Analogues of Tables 3–5 and Fig. 1 of Chanyaswad, Liu & Mittal (2019) at ε = 1 — clustering, classification and regression from the released Gaussian models, beside PCA-Gauss (2017), a MODIPS-style model and the identity baselines — a dimension sweep, and the published class model of Alg. 5 against the scale-consistent one, across ε.
 - `dpnotes.repro_jl`: Section 5 of Dhaliwal et al. (2019): Table 1 (k-means accuracy after the release), Figure 3 (recovered minus true squared distances) and Figure 4 (noise level against $k$), our numbers beside the paper's, with a Bayes ceiling that no classifier can beat.
 - `dpnotes.reproduce`: One registry of every paper table and figure that dpnotes reproduces, and `reproduce(name)`, which regenerates one as a CSV file (and a PNG when the item is a figure). From the shell: `dpnotes reproduce --list`, `dpnotes reproduce NAME`.
+- `dpnotes.sensitivity`: An honest search for neighbouring datasets on which a query moves more than a claimed sensitivity bound: random pairs, then numerical optimisation; a refuted claim comes with a witness, an unreached one with its gap.
 - `dpnotes.suffstat`: A class-conditional Gaussian generative model released through Gaussian noise on counts, class sums and one pooled second-moment matrix, all under a single zCDP budget: the levers that make Gaussian-model releases useful at ε = 1."""
 
 __version__ = "0.0.1"

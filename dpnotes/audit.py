@@ -1,5 +1,5 @@
-"""Lower confidence bounds on ε from samples of a mechanism on two neighbouring datasets, and an adversarial search
-for sensitivities.
+"""Lower confidence bounds on ε from samples of a mechanism on two neighbouring datasets, end-to-end audits of public
+calls on adversarial neighbours, and what a recipient of the front door observes.
 
 Docs: https://dpnotes.github.io/dpnotes/audit.html.md"""
 
@@ -7,39 +7,30 @@ Docs: https://dpnotes.github.io/dpnotes/audit.html.md"""
 
 # %% ../nbs/01_audit.ipynb #5efffa28
 from __future__ import annotations
-import contextlib
 import inspect
-import io
-import json
-import os
 import pickle
 import re
 import struct
-import subprocess
-import sys
-import tempfile
 import time
-import traceback
 import warnings
 import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import optimize, stats
+from scipy import stats
 from tqdm.auto import tqdm
 
-from .privacy import as_rng, as_matrix, check_delta, check_epsilon, check_int, check_positive, distance
+from .privacy import as_rng, as_matrix, check_delta, check_epsilon, check_int
+# the sensitivity search has a page of its own; the pages that use it import it from here too
+from .sensitivity import SensitivityResult, search_sensitivity
 
 # %% auto #0
-__all__ = ['NEIGHBOUR_KINDS', 'FRONT_KINDS', 'MARKERS', 'LAYOUTS', 'LEAKY_CONTROLS', 'CONTROL_CASES', 'CONTROL_RUNS',
-           'FRONT_PARAMS', 'FRONT_OPTIONS', 'CLI_OPTIONS', 'clopper_pearson', 'AuditResult', 'audit_epsilon',
+__all__ = ['NEIGHBOUR_KINDS', 'FRONT_KINDS', 'MARKERS', 'FRONT_PARAMS', 'clopper_pearson', 'AuditResult', 'audit_epsilon',
            'release_features', 'audit_release', 'Data', 'adversarial_neighbours', 'unclassified_attributes',
            'FrontData', 'front_door_table', 'front_door_pairs', 'table_observation', 'fine_bits', 'object_observation',
-           'front_door_observation', 'front_door_call', 'audit_front_door', 'FrontCase', 'front_door_cases',
-           'front_door_audit', 'SensitivityResult', 'search_sensitivity']
+           'front_door_observation']
 
 # %% ../nbs/01_audit.ipynb #7c64d873
 def clopper_pearson(k, n, alpha:float=0.05, side:str='two-sided'):
@@ -474,6 +465,9 @@ def front_door_pairs(kinds=FRONT_KINDS, n: int = 24, seed: int = 0) -> list:
         out.append((k, D if isinstance(D, FrontData) else FrontData(D), Dp if isinstance(Dp, FrontData) else FrontData(Dp)))
     return out
 
+# %% ../nbs/01_audit.ipynb #5aa670b3
+FRONT_PARAMS = {'dp-syn': dict(max_steps=5, hidden=(4,), latent_dim=2, em_iters=2, n_components=1)}
+
 # %% ../nbs/01_audit.ipynb #89e8da9b
 def _pattern(text) -> str:
     "Text with every run of digits replaced by 'd': the shape of a value's repr, not the value."
@@ -587,345 +581,3 @@ def front_door_observation(out) -> dict:
         f.update(table_observation(t))
     if out.get('object') is not None: f.update(object_observation(out['object'], out.get('replay')))
     return f
-
-# %% ../nbs/01_audit.ipynb #12355734
-LAYOUTS = {'one': lambda n: (n,), 'empty': lambda n: (0, n), 'one_row': lambda n: (1, n - 1), 'split': lambda n: (n // 2, n - n // 2),
-           'empty_last': lambda n: (n - 1, 1, 0)}
-
-def _as_dask(df, sizes):
-    "A Dask DataFrame of `df` cut into partitions of the given sizes (empty ones included, as a reader may produce them)."
-    import dask, dask.dataframe as dd
-    ends = np.cumsum(sizes).tolist()
-    return dd.from_delayed([dask.delayed(df.iloc[a:b]) for a, b in zip([0] + ends[:-1], ends)], meta=df.iloc[:0])
-
-def _run_cli(df, method, schema, epsilon, fresh: bool = False, params=None) -> dict:
-    """One `dpnotes release` run in a process of its own on `df` written as CSV: the table read back, printed text, exit
-    status. `fresh`: a new interpreter (as a user runs it); otherwise a fork of this one (`_forked_main`: the same
-    process boundary, without two seconds of imports per run)."""
-    with tempfile.TemporaryDirectory() as d:
-        src, sch, dst = Path(d) / 'in.csv', Path(d) / 'schema.json', Path(d) / 'out.csv'
-        df.to_csv(src, index=False); sch.write_text(json.dumps(schema))
-        argv = ['release', str(src), '-o', str(dst), '--method', method, '--epsilon', repr(float(epsilon)), '--schema', str(sch)]
-        argv += [a for k, v in (params or {}).items() for a in ('--option', f'{k}={json.dumps(v)}')]   # as a user types them
-        if fresh or not hasattr(os, 'fork'):
-            p = subprocess.run([sys.executable, '-c', 'import sys; from dpnotes.cli import main; main(sys.argv[1:])', *argv],
-                               capture_output=True, text=True, timeout=600)
-            so, se, rc = p.stdout, p.stderr, p.returncode
-        else: so, se, rc = _forked_main(argv, Path(d))
-        t = pd.read_csv(dst) if dst.is_file() else None
-        fix = lambda s: s.replace(d, '<dir>')
-        return dict(table=t, stdout=fix(so), stderr=fix(se), status=rc, raw=dst.read_bytes() if dst.is_file() else b'')
-
-# %% ../nbs/01_audit.ipynb #a23b9d75
-_WARN_DEFAULTS = (list(warnings.filters), warnings.showwarning, getattr(warnings, '_showwarnmsg_impl', None))
-
-def _forked_main(argv, tmp) -> tuple:
-    """(stdout, stderr, exit status) of `dpnotes.cli.main(argv)` run in a forked child with its own file descriptors 1
-    and 2 (files in `tmp`) and the interpreter's default warning handling, exactly as a fresh process would print."""
-    out, err = Path(tmp) / 'stdout.txt', Path(tmp) / 'stderr.txt'
-    import dpnotes.cli                               # imported once here, so that each child starts at `main`
-    pid = os.fork()
-    if pid == 0:                                     # the child: never returns into the caller's code
-        code = 1
-        try:
-            for fd, f in ((1, out), (2, err)): os.dup2(os.open(f, os.O_WRONLY | os.O_CREAT | os.O_TRUNC), fd)
-            sys.stdout, sys.stderr = open(1, 'w', closefd=False), open(2, 'w', closefd=False)
-            warnings.filters[:], warnings.showwarning = _WARN_DEFAULTS[0], _WARN_DEFAULTS[1]
-            if _WARN_DEFAULTS[2] is not None: warnings._showwarnmsg_impl = _WARN_DEFAULTS[2]
-            getattr(warnings, '_filters_mutated', lambda: None)()   # a private hook of CPython's warnings module
-            from dpnotes.cli import main
-            try: main(argv); code = 0
-            except SystemExit as e: code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-            except BaseException: traceback.print_exc(); code = 1
-        finally:
-            try: sys.stdout.flush(); sys.stderr.flush()
-            finally: os._exit(code)
-    _, st = os.waitpid(pid, 0)
-    return out.read_text(), err.read_text(), os.waitstatus_to_exitcode(st)
-
-# %% ../nbs/01_audit.ipynb #5030b4eb
-def front_door_call(method: str, # a name in `dpnotes.release.methods()`
-                    path: str = 'release', # 'release', 'cli' (a forked process), 'cli:fresh' (a new interpreter), or 'dask:LAYOUT'
-                    epsilon: float = 1.0, schema=None, # schema: default `front_door_table`'s
-                    candidate=None, # the attacker's candidate table (`FrontData`): seeds found in the output are replayed on it
-                    control=None, # None, or a name in `LEAKY_CONTROLS`: the same call made leaky on purpose
-                    release_fn=None, # the release function (default `dpnotes.release.release`)
-                    **params): # method parameters
-    "`call(data, rng) -> dict` for `audit_release`: the whole public call at default settings, with what it printed, warned or raised."
-    from dpnotes.release import release as _release
-    rel = release_fn or _release
-    schema = schema or front_door_table()[1]
-    def run(data: FrontData, rng=None, seed=None, **kw):
-        df = data.df
-        if path.startswith('cli'): return _run_cli(df, method, schema, epsilon, fresh=path == 'cli:fresh', params=params)
-        if path.startswith('dask:'): df = _as_dask(df, data.layout or LAYOUTS[path[5:]](len(df)))
-        return rel(df, method, epsilon, schema=schema, rng=seed, **{**params, **kw})
-    def call(data, rng=None):
-        out, so, se = {}, io.StringIO(), io.StringIO()
-        with warnings.catch_warnings(record=True) as w, contextlib.redirect_stdout(so), contextlib.redirect_stderr(se):
-            warnings.simplefilter('always')
-            try:
-                r = LEAKY_CONTROLS[control](run, data) if control else run(data)
-                out = r if isinstance(r, dict) else dict(table=r.data, object=r)
-            except Exception as e: out = dict(error=(type(e).__name__, str(e)))
-        out.setdefault('stdout', ''); out.setdefault('stderr', '')
-        out['stdout'] += so.getvalue(); out['stderr'] += se.getvalue(); out['warnings'] = [str(x.message) for x in w]
-        if candidate is not None and not path.startswith('cli'): out['replay'] = lambda seed: run(candidate, seed=seed).data
-        return out
-    return call
-
-# %% ../nbs/01_audit.ipynb #266b192b
-def _dtypes_follow_input(run, data):
-    r = run(data)
-    for c in r.data.columns:
-        try: r.data[c] = r.data[c].astype(data.df[c].dtype)
-        except (TypeError, ValueError): pass
-    return r
-
-def _replayable_model(run, data):
-    ss = np.random.SeedSequence()
-    r = run(data, seed=ss); r.model.seed_ = ss
-    return r
-
-def _prints_real_rows(run, data):
-    r = run(data); y = data.df['y']
-    print(f"utility on the real rows: {len(y)} rows, {int((y == 1).sum())} with label 1")
-    return r
-
-def _exit_status_on_labels(run, data):
-    r = run(data)
-    return dict(table=r.data, object=r, status=0 if set(data.df['y'].dropna()) == {0, 1} else 1)
-
-def _refuses_out_of_domain(run, data):
-    b = pd.to_numeric(data.df['b'], errors='coerce')
-    if not b.between(0, 1).all(): raise ValueError(f"column 'b': {int((~b.between(0, 1)).sum())} value(s) outside the bounds")
-    return run(data)
-
-
-# %% ../nbs/01_audit.ipynb #3069bd2c
-from functools import partial
-def _float_noise(run, data, sampler): # a control: its sampler is always named (`LEAKY_CONTROLS`)
-    r = run(data, sampler=sampler)
-    from dpnotes.privacy import laplace_mech
-    k = float((data.df['c'].astype(str) == 'r').sum())                     # Δ₁ = 1 under replace-one
-    r.model.noisy_count_r_ = float(laplace_mech(np.array([k]), 1.0, 1.0, rng=np.random.default_rng(), sampler=sampler)[0])
-    return r
-
-def _fails_on_empty_partition(run, data):
-    if data.layout is not None and 0 in data.layout: raise ValueError("X is empty")
-    return run(data)
-
-LEAKY_CONTROLS = {'dtypes follow the input': _dtypes_follow_input, 'replayable model': _replayable_model,
-                  'prints real rows': _prints_real_rows, 'exit status from labels': _exit_status_on_labels,
-                  'refuses out-of-domain data': _refuses_out_of_domain, 'empty partition fails': _fails_on_empty_partition,
-                  'float sampler': partial(_float_noise, sampler='numpy')}   # NumPy's: the leak on purpose
-# the pair and path on which each control is audited
-CONTROL_CASES = {'dtypes follow the input': ('missing_cell', 'release'), 'replayable model': ('label', 'release'),
-                 'prints real rows': ('label', 'release'), 'exit status from labels': ('label', 'release'),
-                 'refuses out-of-domain data': ('out_of_bounds', 'release'), 'empty partition fails': ('layout', 'dask:split'),
-                 'float sampler': ('absent_category', 'release')}
-CONTROL_RUNS = {'float sampler': 500}   # not deterministic: fires in about 27 % of the runs on one table, never on the other
-
-# %% ../nbs/01_audit.ipynb #e3bdcb20
-FRONT_PARAMS = {'dp-syn': dict(max_steps=5, hidden=(4,), latent_dim=2, em_iters=2, n_components=1)}   # speed only; privacy settings stay default
-
-def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
-                     n_runs: int = 100, # runs on each table (a deterministic leak shows at about 50: bound ≈ 2.6)
-                     epsilon: float = 1.0, control=None, alpha: float = 0.05, rng=None, release_fn=None,
-                     rows: int = 24, # rows of the front-door table (public: `clip_factor='auto'` and similar rules read it)
-                     **params) -> AuditResult:
-    """A $(1-\\alpha)$ lower bound on the ε of the whole public call `path` of `method` on the front-door pair `kind`
-    (see `front_door_pairs`), from every observable `front_door_observation` extracts. `rng` seeds the audit only:
-    the release itself runs at its default (fresh entropy)."""
-    (_, D, Dp), = front_door_pairs((kind,), n=rows)
-    if path.startswith('dask:') and path[5:] not in LAYOUTS: raise ValueError(f"path: unknown layout {path[5:]!r}; choose from {list(LAYOUTS)}")
-    if path not in ('release', 'cli', 'cli:fresh') and not path.startswith('dask:'):
-        raise ValueError(f"path must be 'release', 'cli', 'cli:fresh' or 'dask:LAYOUT', got {path!r}")
-    from dpnotes.release import METHODS
-    delta = 0.0 if not METHODS[method].uses_delta else 1e-5       # the default δ = min(1e-5, 1/(10 n)) for n >= 10
-    call = front_door_call(method, path, epsilon, candidate=D, control=control, release_fn=release_fn,
-                           **(params if path.startswith('cli') else {**FRONT_PARAMS.get(method, {}), **params}))   # the command: its defaults
-    ctx = contextlib.nullcontext()
-    if path.startswith('dask:'):
-        import dask; ctx = dask.config.set(scheduler='synchronous')
-    with ctx:
-        return audit_release(call, D, Dp, epsilon, delta, featurize=front_door_observation, n_runs=n_runs, alpha=alpha, rng=rng)
-
-# %% ../nbs/01_audit.ipynb #ed8d9d61
-# the third group: non-default options through release(), as (method, method parameters, rows of the table);
-# retired options (`dpnotes.registry.RETIRED`) are refused by the front door and audited no more
-FRONT_OPTIONS = (('copula-gauss', dict(sums_share=0.5, clip_factor=0.5), 24),   # dependence defaults before rule R4
-                 ('suffstat-gauss', dict(calibrate=0.25), 24))     # calibration: ρ shared with the fit
-# and through the command (`--option KEY=VALUE`, forked processes, 30 runs a pair), as (method, options)
-CLI_OPTIONS = (('copula-gauss', dict(sums_share=0.5, clip_factor=0.5)), ('suffstat-gauss', dict(calibrate=0.25)))
-
-@dataclass
-class FrontCase:
-    "One case of the front-door audit: a method on a path and a pair; a leaky control, method options, table rows, runs."
-    method: str
-    path: str
-    pair: str
-    control: str = None
-    params: dict = field(default_factory=dict)
-    rows: int = 24
-    runs: int = None                     # None: the caller's number of runs
-    def seed(self, rng=0) -> int:
-        "The audit's seed for this case (for a case at default options and size, the same as the grid has always used)."
-        extra = f'|{json.dumps(self.params, sort_keys=True)}|{self.rows}' if self.params or self.rows != 24 else ''
-        return zlib.crc32(f'{rng}|{self.method}|{self.path}|{self.pair}|{self.control}{extra}'.encode())
-
-# %% ../nbs/01_audit.ipynb #62c94c39
-def front_door_cases(methods=None, # names (default: every private method in `dpnotes.release.methods()`)
-                     paths=('release', 'cli', 'dask:empty', 'dask:one_row', 'dask:split', 'dask:empty_last'),
-                     kinds=FRONT_KINDS, # pair kinds; 'layout' is added on the Dask paths
-                     controls: bool = True, # each control in `CONTROL_CASES` on its pair and path (runs: `CONTROL_RUNS`)
-                     options: bool = True) -> list: # each of `FRONT_OPTIONS` on release() and, with 'cli' in `paths`, of `CLI_OPTIONS`; every pair in `kinds`
-    "The `FrontCase`s of the front-door audit: method × path × pair (Dask paths only where the method accepts Dask), controls, options."
-    from dpnotes.release import methods as _methods
-    M = _methods()
-    names = list(M.index[M['private']]) if methods is None else list(methods)
-    out = [FrontCase(m, p, k) for m in names for p in paths if not p.startswith('dask:') or M.loc[m, 'dask']
-           for k in list(kinds) + (['layout'] if p.startswith('dask:') else [])]
-    if controls: out += [FrontCase('suffstat-gauss', p, k, c, runs=CONTROL_RUNS.get(c)) for c, (k, p) in CONTROL_CASES.items()]
-    if options: out += [FrontCase(m, 'release', k, params=dict(prm), rows=r) for m, prm, r in FRONT_OPTIONS if m in names for k in kinds]
-    if options and 'cli' in paths: out += [FrontCase(m, 'cli', k, params=dict(prm), runs=30) for m, prm in CLI_OPTIONS if m in names for k in kinds]
-    return out
-
-# %% ../nbs/01_audit.ipynb #d2aaf38f
-def front_door_audit(methods=None, # names (default: every private method in `dpnotes.release.methods()`)
-                     paths=('release', 'cli', 'dask:empty', 'dask:one_row', 'dask:split', 'dask:empty_last'), # 'cli:fresh' too (slow)
-                     kinds=FRONT_KINDS, # pair kinds; 'layout' is added on the Dask paths
-                     n_runs: int = 100, epsilon: float = 1.0, controls: bool = True, rng: int = 0, progress: bool = False,
-                     release_fn=None, options: bool = True) -> pd.DataFrame:
-    """The front-door audit: one row per method × path × pair (Dask paths only for the methods that accept Dask), then
-    one per leaky control, then one per non-default option and pair (`front_door_cases`); `passes` is whether the bound
-    stays at or below the claim (a control must fail it)."""
-    rows = []
-    for c in tqdm(front_door_cases(methods, paths, kinds, controls, options), disable=not progress, desc='front-door audit'):
-        res = audit_front_door(c.method, c.path, c.pair, max(n_runs, c.runs or 0), epsilon, control=c.control, rng=c.seed(rng),
-                               release_fn=release_fn, rows=c.rows, **c.params)
-        rows.append(dict(method=c.method, path=c.path, pair=c.pair, control=c.control or '',
-                         params=json.dumps(c.params) if c.params else '', rows=c.rows, epsilon_lb=round(res.epsilon_lb, 3),
-                         passes=res.passes(epsilon), statistic=res.statistic, seconds=round(res.seconds, 1)))
-    return pd.DataFrame(rows)
-
-# %% ../nbs/01_audit.ipynb #fadfc3e6
-@dataclass
-class SensitivityResult:
-    "The outcome of `search_sensitivity`: the best value found and, when a bound is claimed, how it compares."
-    max_value: float                       # the largest ‖f(D) − f(D')‖ found
-    witness: tuple                         # (u, v): the changed row in D and in D' (v is None for add/remove)
-    random_values: np.ndarray = field(repr=False)   # the distances of the random pairs
-    optimised_values: np.ndarray = field(repr=False) # the distances reached by each optimisation
-    claimed: float = None                  # the claimed bound B, if any
-    rtol: float = 1e-9                     # refutation: max_value > B (1 + rtol) + atol
-    atol: float = 1e-12
-    reach_rtol: float = 1e-6               # "reached": |B - max_value| <= reach_rtol * B
-    @property
-    def gap(self) -> float:
-        "B − max_value: positive when the search fell short of the claim, negative when it beat it (None without a claim)."
-        return None if self.claimed is None else float(self.claimed - self.max_value)
-    @property
-    def rel_gap(self) -> float:
-        "(B − max_value) / B (None without a claim)."
-        return None if self.claimed is None else float((self.claimed - self.max_value) / self.claimed)
-    @property
-    def refuted(self) -> bool:
-        "Whether the claimed bound is false: a neighbouring pair moved f by more than B (beyond the stated tolerances)."
-        return self.claimed is not None and self.exceeds(self.claimed, self.rtol)
-    @property
-    def reached(self) -> bool:
-        "Whether the search got within `reach_rtol` of the claim without beating it."
-        return self.claimed is not None and not self.refuted and abs(self.gap) <= self.reach_rtol * self.claimed
-    def exceeds(self, bound:float, rtol:float=1e-9) -> bool:
-        "Whether the search beat `bound` (beyond rounding: by more than bound·rtol + 1e-12)."
-        return self.max_value > bound * (1 + rtol) + self.atol
-    def __repr__(self):
-        s = f"SensitivityResult(max_value={self.max_value!r}"
-        if self.claimed is None: return s + ")"
-        verdict = 'REFUTED (witness attached)' if self.refuted else 'reached' if self.reached else 'not reached, not refuted'
-        return s + f", claimed={self.claimed!r}, gap={self.gap:.6g} ({100 * self.rel_gap:.4g}%): {verdict})"
-
-# %% ../nbs/01_audit.ipynb #8b64badc
-def _to_domain(z, domain, radius):
-    "Map an unconstrained vector into the domain (sphere, ball or box of the given radius)."
-    if domain == 'sphere':
-        nz = np.linalg.norm(z); return radius * z / nz if nz > 0 else np.r_[radius, np.zeros(len(z) - 1)]
-    if domain == 'ball':
-        nz = np.linalg.norm(z); return z if nz <= radius else radius * z / nz
-    return np.clip(z, -radius, radius)                  # box
-
-def _random_rows(rng, k, d, domain, radius):
-    "k random rows: a mix of uniform, sparse and coordinate/sign vectors, mapped into the domain."
-    Z = rng.normal(size=(k, d))
-    kind = rng.integers(0, 4, size=k)
-    mask = rng.random((k, d)) < np.minimum(1.0, 2.0 / d)                 # sparse
-    Z[kind == 1] *= mask[kind == 1]
-    Z[kind == 2] = np.sign(Z[kind == 2])                                 # dense sign vectors
-    e = np.zeros((k, d)); e[np.arange(k), rng.integers(0, d, size=k)] = rng.choice([-1, 1], size=k)
-    Z[kind == 3] = e[kind == 3]                                          # coordinate vectors
-    if domain == 'ball': Z *= (rng.random((k, 1)) ** (1 / d)) / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300) * radius
-    return np.array([_to_domain(z, domain, radius) for z in Z])
-
-# %% ../nbs/01_audit.ipynb #9a8ed42c
-def _sensitivity_value(f, X, norm, neighbour, row):
-    "value(u, v) = ‖f(X with row u) − f(X with row v)‖ (replace) or ‖f(X with row u) − f(X without it)‖ (add/remove)."
-    if callable(norm): dist = lambda a, b: float(norm(np.asarray(a, float) - np.asarray(b, float)))
-    elif norm in ('l1', 'l2'): dist = lambda a, b: distance(a, b, norm)
-    else: raise ValueError(f"norm must be 'l1', 'l2' or a callable, got {norm!r}")
-    def with_row(u):
-        Y = X.copy(); Y[row] = u; return Y
-    f_rest = np.asarray(f(np.delete(X, row, axis=0)), float) if neighbour == 'addremove' else None
-    def value(u, v):
-        if neighbour == 'addremove': return dist(f(with_row(u)), f_rest)
-        return dist(f(with_row(u)), f(with_row(v)))
-    return value
-
-def _optimise_pairs(value, starts, d, domain, radius, maxiter, best, addremove):
-    "Powell from each start on the pair (u, v) mapped into the domain: (values reached, best (value, witness))."
-    opt_vals = []
-    for z0 in starts:
-        obj = lambda z: -value(_to_domain(z[:d], domain, radius), _to_domain(z[d:], domain, radius))
-        res = optimize.minimize(obj, z0, method='Powell', options=dict(maxiter=maxiter, xtol=1e-8, ftol=1e-12))
-        u, v = _to_domain(res.x[:d], domain, radius), _to_domain(res.x[d:], domain, radius)
-        val = value(u, v); opt_vals.append(val)
-        if val > best[0]: best = (val, (u, None if addremove else v))
-    return np.array(opt_vals), best
-
-# %% ../nbs/01_audit.ipynb #35e24a41
-def search_sensitivity(f,                     # the query: (n, d) array -> array (any shape)
-                       X,                     # base dataset; row `row` is the one that changes
-                       norm='l1',             # 'l1', 'l2' (entrywise/Frobenius) or a callable on the difference
-                       row_norm:float=1.0,    # radius of the record domain
-                       domain:str='ball',     # 'ball', 'sphere' (‖x‖₂ = row_norm) or 'box' (|x_j| <= row_norm)
-                       neighbour:str='replace', # 'replace' (bounded) or 'addremove' (unbounded)
-                       n_random:int=2000,     # random neighbouring pairs
-                       n_optimise:int=10,     # optimiser runs (half from the best random pairs)
-                       row:int=0,             # which row of X changes
-                       maxiter:int=2000,      # optimiser iterations per run
-                       rng=None,              # seed (tests) or Generator
-                       progress:bool=False,
-                       claimed:float=None,    # a claimed bound B: the result then reports the gap and whether B is refuted
-                      ) -> SensitivityResult:
-    "Largest ‖f(D) − f(D′)‖ found over neighbours of `X` by random and optimised changes of one row; with `claimed`, how it compares."
-    X, _ = as_matrix(X, 'X')
-    n, d = X.shape
-    if domain not in ('ball', 'sphere', 'box'): raise ValueError(f"domain must be 'ball', 'sphere' or 'box', got {domain!r}")
-    if neighbour not in ('replace', 'addremove'): raise ValueError(f"neighbour must be 'replace' or 'addremove', got {neighbour!r}")
-    radius = check_positive(row_norm, 'row_norm')
-    check_int(n_random, 'n_random'); check_int(n_optimise, 'n_optimise', minimum=0)
-    if not -n <= row < n: raise ValueError(f"row must index a row of X (n={n}), got {row}")
-    value = _sensitivity_value(f, X, norm, neighbour, row)
-    rng, addremove = as_rng(rng), neighbour == 'addremove'
-    U, V = _random_rows(rng, n_random, d, domain, radius), _random_rows(rng, n_random, d, domain, radius)
-    vals = np.array([value(u, v) for u, v in tqdm(zip(U, V), total=n_random, disable=not progress, desc='random neighbours')])
-    best_i = int(np.argmax(vals))
-    best = (vals[best_i], (U[best_i], None if addremove else V[best_i]))
-    starts = [np.r_[U[i], V[i]] for i in np.argsort(vals)[::-1][: (n_optimise + 1) // 2]]
-    starts += [rng.normal(size=2 * d) for _ in range(n_optimise - len(starts))]
-    opt_vals, best = _optimise_pairs(value, starts, d, domain, radius, maxiter, best, addremove)
-    res = SensitivityResult(float(best[0]), best[1], vals, opt_vals, None if claimed is None else check_positive(claimed, 'claimed'))
-    if res.refuted:                                      # a refutation is re-checked on its witness before it is reported
-        u, v = res.witness
-        assert value(u, v) == res.max_value, "the witness does not reproduce the reported value"
-    return res

@@ -7,18 +7,16 @@ Docs: https://dpnotes.github.io/dpnotes/dprp_privacy.html.md"""
 
 # %% ../nbs/41_dprp_privacy.ipynb #864406f6
 from __future__ import annotations
-import itertools
 import math
 from fractions import Fraction
 import numpy as np
 from .privacy import (as_rng, check_epsilon, check_delta, check_int, check_sampler, gaussian_sigma, gumbel_max,
-                             noise_primitive)
+                             permute_and_flip, pf_probabilities)
 from .analyze_gauss import gram_l2_sensitivity
 from .dprp_reconstruction import expected_error
 
 # %% auto #0
-__all__ = ['THEOREM_B_METHODS', 'theorem_b_sigma', 'k1_utility', 'bernoulli_exp', 'permute_and_flip', 'pf_probabilities',
-           'select_k1', 'k1_probabilities']
+__all__ = ['THEOREM_B_METHODS', 'theorem_b_sigma', 'k1_utility', 'select_k1', 'k1_probabilities']
 
 # %% ../nbs/41_dprp_privacy.ipynb #18ccce9c
 THEOREM_B_METHODS = ('analytic', 'classic', 'published')
@@ -43,57 +41,6 @@ def theorem_b_sigma(epsilon:float, # epsilon_2 spent on the second moment
 def k1_utility(perp_sq:float, n:int, k1_grid, k2:int, sigma1s) -> np.ndarray:
     "Utility $u(X,k_1)=-\\mathbb E\\|X'-X\\|_F^2$ for each `k1` in `k1_grid` (noise stds `sigma1s`)."
     return -np.array([expected_error(perp_sq, n, s, k, k2) for k, s in zip(k1_grid, sigma1s)])
-
-# %% ../nbs/41_dprp_privacy.ipynb #0ac987ff
-def _uniform_int(N:int, rng) -> int:
-    "A uniform integer in [0, N) for a Python int N >= 1 of any size: whole random bytes, then rejection."
-    b = N.bit_length()
-    while True:
-        v = int.from_bytes(rng.bytes((b + 7) // 8), 'little') & ((1 << b) - 1)
-        if v < N: return v                                   # accepted with probability N / 2^b >= 1/2
-
-# %% ../nbs/41_dprp_privacy.ipynb #4e252efd
-def _bern_exp_unit(x:Fraction, rng) -> bool:
-    "Bernoulli(exp(-x)) for a rational 0 <= x <= 1: the first failure of Bernoulli(x/k), k = 1, 2, …, is at an odd k."
-    k = 1
-    while _uniform_int(x.denominator * k, rng) < x.numerator: k += 1
-    return k % 2 == 1
-
-def bernoulli_exp(q, rng=None) -> bool:
-    "An exact Bernoulli(exp(-q)) coin for a rational q >= 0 (a `Fraction`, or a float read exactly)."
-    q, rng = Fraction(q), as_rng(rng)
-    if q < 0: raise ValueError(f"q must be >= 0, got {q}")
-    whole = q.numerator // q.denominator                     # exp(-q) = exp(-1)^⌊q⌋ · exp(-(q - ⌊q⌋))
-    for _ in range(whole):
-        if not _bern_exp_unit(Fraction(1), rng): return False
-    return _bern_exp_unit(q - whole, rng)
-
-# %% ../nbs/41_dprp_privacy.ipynb #f5acd3d2
-@noise_primitive('permute_and_flip', lambda units, epsilon, sensitivity, **_: dict(
-    kind='exponential', value=np.asarray(units, dtype=float), sensitivity=float(sensitivity), norm='linf',
-    scale=2 * float(sensitivity) / float(epsilon), epsilon=float(epsilon)))
-def permute_and_flip(units, # integer utilities on a public grid, one per candidate (private)
-                     epsilon, # the selection's ε (a float is read exactly)
-                     sensitivity, # the utilities' sensitivity in grid units (exact rational)
-                     rng=None) -> int:
-    """Permute-and-flip (McKenna & Sheldon 2020) with exact coins: visit the candidates in a random order and accept
-    candidate r with probability exp(-ε·(max(units) - units[r])/(2·sensitivity)). ε-DP; returns the index chosen."""
-    units, rng = [int(m) for m in units], as_rng(rng)
-    scale, top = Fraction(check_epsilon(epsilon)) / (2 * Fraction(sensitivity)), max(units)
-    for r in rng.permutation(len(units)):
-        if bernoulli_exp(scale * (top - units[r]), rng): return int(r)
-
-# %% ../nbs/41_dprp_privacy.ipynb #febdd786
-def pf_probabilities(units, epsilon, sensitivity) -> np.ndarray:
-    "The exact selection probabilities of `permute_and_flip` (every order enumerated; up to 8 candidates)."
-    u = np.asarray(units, dtype=float)
-    p = np.exp(-float(epsilon) * (u.max() - u) / (2 * float(sensitivity)))
-    if len(p) > 8: raise ValueError("pf_probabilities enumerates every order: at most 8 candidates")
-    out = np.zeros(len(p))
-    for order in itertools.permutations(range(len(p))):
-        stay = 1.0                                           # probability that every candidate so far was rejected
-        for r in order: out[r] += stay * p[r]; stay *= 1 - p[r]
-    return out / math.factorial(len(p))
 
 # %% ../nbs/41_dprp_privacy.ipynb #edcbb115
 def _k1_grid(k1_grid, k2) -> list:

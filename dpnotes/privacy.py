@@ -12,10 +12,12 @@ from __future__ import annotations
 import contextvars
 import functools
 import inspect
+import itertools
 import math
 import numbers
 import warnings
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -28,10 +30,11 @@ __all__ = ['SAMPLERS', 'NOISE_HOOK', 'CLASSES_MESSAGE', 'BOUND_GRID', 'NONFINITE
            'replace_one', 'remove_one', 'add_one', 'distance', 'check_sampler', 'noise_tags', 'public_value',
            'noise_primitive', 'laplace_noise', 'gaussian_noise', 'laplace_scale', 'laplace_mech', 'gaussian_delta',
            'gaussian_sigma_analytic', 'zcdp_rho', 'gaussian_sigma_classic', 'gaussian_sigma_dprp', 'gaussian_sigma',
-           'gaussian_mech', 'gaussian_epsilon', 'zcdp_epsilon', 'zcdp_split', 'BudgetExceeded', 'Budget', 'safe_grid',
-           'add_laplace', 'add_gaussian', 'check_classes', 'documented_classes', 'dp_quantile', 'private_bounds',
-           'gumbel_max', 'randomized_response', 'row_norms', 'unit_rows', 'normalize_rows', 'clip_rows',
-           'sym_from_upper', 'upper_vec', 'from_upper_vec', 'symmetric_noise']
+           'gaussian_mech', 'gaussian_epsilon', 'zcdp_epsilon', 'zcdp_split', 'BudgetExceeded', 'Budget',
+           'bernoulli_exp', 'safe_grid', 'add_laplace', 'add_gaussian', 'check_classes', 'documented_classes',
+           'dp_quantile', 'private_bounds', 'gumbel_max', 'randomized_response', 'permute_and_flip', 'pf_probabilities',
+           'row_norms', 'unit_rows', 'normalize_rows', 'clip_rows', 'sym_from_upper', 'upper_vec', 'from_upper_vec',
+           'symmetric_noise']
 
 # %% ../nbs/00_privacy.ipynb #9406d316
 def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
@@ -429,19 +432,47 @@ def __repr__(self:Budget):
     (se, sd), = [self.spent]
     return f"Budget({self.name}: epsilon {se:.4g}/{self.epsilon:.4g} spent, delta {sd:.3g}/{self.delta:.3g} spent)"
 
+# %% ../nbs/00_privacy.ipynb #30aee5ef
+def _uniform_int(N:int, rng) -> int:
+    "A uniform integer in [0, N) for a Python int N >= 1 of any size: whole random bytes, rejection."
+    b = N.bit_length()
+    while True:
+        v = int.from_bytes(rng.bytes((b + 7) // 8), 'little') & ((1 << b) - 1)
+        if v < N: return v                       # accepted with probability N / 2^b >= 1/2
+
+# %% ../nbs/00_privacy.ipynb #546b5fa9
+def _integers_below(N:np.ndarray, rng) -> np.ndarray:
+    "Uniform integers in [0, N) elementwise: `Generator.integers` for `int64`, else `_uniform_int`."
+    if N.dtype != object: return rng.integers(0, N)
+    return np.array([_uniform_int(int(v), rng) for v in N], dtype=object)
+
 # %% ../nbs/00_privacy.ipynb #5cd5dcc3
 def _bern_exp_frac(num, den, rng) -> np.ndarray:
-    "Exact Bernoulli(exp(-num/den)) for integer arrays 0 <= num <= den (Canonne, Kamath & Steinke 2020, Alg. 1, vectorised)."
-    num = np.asarray(num, dtype=np.int64)
-    den = np.broadcast_to(np.asarray(den, dtype=np.int64), num.shape)
-    K = np.ones(num.shape, dtype=np.int64)
+    """Exact Bernoulli(exp(-num/den)) elementwise for integers 0 <= num <= den (Canonne, Kamath &
+    Steinke 2020, Alg. 1, vectorised): `int64` arrays, or object arrays of Python integers of any size."""
+    dt = object if object in (np.asarray(num).dtype, np.asarray(den).dtype) else np.int64
+    num = np.asarray(num, dtype=dt)
+    den = np.broadcast_to(np.asarray(den, dtype=dt), num.shape)
+    K = np.ones(num.shape, dtype=dt)
     live = np.ones(num.shape, dtype=bool)
     while live.any():
         i = np.flatnonzero(live)
-        a = rng.integers(0, den[i] * K[i]) < num[i]             # Bernoulli(x / K), decided on integers
+        a = _integers_below(den[i] * K[i], rng) < num[i]    # Bernoulli(x / K), decided on integers
         K[i[a]] += 1
         live[i[~a]] = False
-    return (K % 2) == 1                                          # P(first failure at an odd K) = exp(-x)
+    return (K % 2) == 1                                      # P(first failure at an odd K) = exp(-x)
+
+# %% ../nbs/00_privacy.ipynb #08bf871d
+def bernoulli_exp(q, rng=None) -> bool:
+    "An exact Bernoulli(exp(-q)) coin for a rational q >= 0 (a `Fraction`, an int, or a float read exactly)."
+    q, rng = Fraction(q), as_rng(rng)
+    if q < 0: raise ValueError(f"q must be >= 0, got {q}")
+    whole = q.numerator // q.denominator            # exp(-q) = exp(-1)^⌊q⌋ · exp(-(q - ⌊q⌋))
+    one = np.ones(1, dtype=object)
+    for _ in range(whole):
+        if not _bern_exp_frac(one, one, rng)[0]: return False
+    x = q - whole
+    return bool(_bern_exp_frac(np.array([x.numerator], object), np.array([x.denominator], object), rng)[0])
 
 # %% ../nbs/00_privacy.ipynb #31c77798
 def _discrete_laplace(t:int, size:int, rng) -> np.ndarray:
@@ -684,6 +715,33 @@ def randomized_response(codes, # integer codes in 0..K-1, one per row
     keep = 1.0 / (1.0 + (K - 1) * np.exp(-e))                          # P[report the true code] = e^ε / (e^ε + K - 1)
     other = (c + rng.integers(1, K, size=len(c))) % K                   # a uniformly chosen other code
     return np.where(rng.random(len(c)) < keep, c, other)
+
+# %% ../nbs/00_privacy.ipynb #48498db3
+@noise_primitive('permute_and_flip', lambda units, epsilon, sensitivity, **_: dict(
+    kind='exponential', value=np.asarray(units, dtype=float), sensitivity=float(sensitivity), norm='linf',
+    scale=2 * float(sensitivity) / float(epsilon), epsilon=float(epsilon)))
+def permute_and_flip(units, # integer utilities on a public grid, one per candidate (private)
+                     epsilon, # the selection's ε (a float is read exactly)
+                     sensitivity, # the utilities' sensitivity in grid units (exact rational)
+                     rng=None) -> int:
+    """Permute-and-flip (McKenna & Sheldon 2020) with exact coins: visit the candidates in a random order and accept
+    candidate r with probability exp(-ε·(max(units) - units[r])/(2·sensitivity)). ε-DP; returns the index chosen."""
+    units, rng = [int(m) for m in units], as_rng(rng)
+    scale, top = Fraction(check_epsilon(epsilon)) / (2 * Fraction(sensitivity)), max(units)
+    for r in rng.permutation(len(units)):
+        if bernoulli_exp(scale * (top - units[r]), rng): return int(r)
+
+# %% ../nbs/00_privacy.ipynb #246fcde9
+def pf_probabilities(units, epsilon, sensitivity) -> np.ndarray:
+    "The exact selection probabilities of `permute_and_flip` (every order enumerated; up to 8 candidates)."
+    u = np.asarray(units, dtype=float)
+    p = np.exp(-float(epsilon) * (u.max() - u) / (2 * float(sensitivity)))
+    if len(p) > 8: raise ValueError("pf_probabilities enumerates every order: at most 8 candidates")
+    out = np.zeros(len(p))
+    for order in itertools.permutations(range(len(p))):
+        stay = 1.0                                           # probability that every candidate so far was rejected
+        for r in order: out[r] += stay * p[r]; stay *= 1 - p[r]
+    return out / math.factorial(len(p))
 
 # %% ../nbs/00_privacy.ipynb #9eed8854
 NONFINITE_ROWS = "X contains NaN or infinite values: the data domain is finite real rows"

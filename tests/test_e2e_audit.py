@@ -201,9 +201,10 @@ def test_labels_need_public_classes(name):
         REFUSE[name]()
 
 
-# ---- the front door as a black box: release(), the command, Dask (dpnotes.audit.front_door_audit) -----------------
-from dpnotes.audit import (FRONT_KINDS, CONTROL_CASES, CONTROL_RUNS, LEAKY_CONTROLS, audit_front_door, front_door_audit,
-                           front_door_call, front_door_observation, front_door_pairs)
+# ---- the front door as a black box: release(), the command, Dask (dpnotes.front_door.front_door_audit) ------------
+from dpnotes.audit import FRONT_KINDS, front_door_observation, front_door_pairs
+from dpnotes.front_door import (CONTROL_CASES, CONTROL_RUNS, LEAKY_CONTROLS, audit_front_door, front_door_audit,
+                                front_door_call)
 
 FRONT_RUNS = 50            # runs per table: a deterministic leak shows at about 1.8 (alpha = 0.05), above the claim of 1
 
@@ -283,7 +284,7 @@ def test_front_door_command_with_options():
 def test_front_door_fine_bits_catch_a_float_sampler_only(sampler, caught):
     """A raw noised count in the returned object: drawn by NumPy it is caught by its low bits; drawn by 'safe' it is not."""
     from functools import partial
-    from dpnotes.audit import _float_noise
+    from dpnotes.front_door import _float_noise
     name = f'float noise ({sampler})'
     LEAKY_CONTROLS[name] = partial(_float_noise, sampler=sampler)
     try: res = audit_front_door('suffstat-gauss', 'release', 'absent_category', n_runs=CONTROL_RUNS['float sampler'], rng=10, control=name)
@@ -382,7 +383,7 @@ def test_front_door_grid_slice():
     """One slice of the front-door grid, a different one at each commit count: every honest case at or below ε = 1,
     every leaky control above it. `DPNOTES_GRID_SLICE=k` runs slice k (e.g. to run them all by hand)."""
     import time
-    from dpnotes.audit import audit_front_door
+    from dpnotes.front_door import audit_front_door
     slices = _slices()
     k = int(os.environ.get('DPNOTES_GRID_SLICE', _commit_count())) % len(slices)
     grid, _ = _grid()

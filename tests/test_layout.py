@@ -17,7 +17,7 @@ DATA = {'data'}
 CONTRACT = {'contract'}   # the mechanism contract (Spec, Charge, Released): above the schema, below every front module
 FRONT = {'registry', 'release', 'cli', 'plan'}
 REPRODUCTIONS = {'reproduce', 'repro_jl', 'repro_gauss', 'repro_dprp', 'repro_dpsyn'}
-OUTSIDE = {'evaluate', 'audit', 'bench', 'replay'} | REPRODUCTIONS
+OUTSIDE = {'evaluate', 'audit', 'sensitivity', 'front_door', 'bench', 'replay'} | REPRODUCTIONS
 PRESENTATION = {'panel'}   # static widget panels for the site: numpy/matplotlib/IPython only
 LAYERS = dict(primitives=PRIMITIVES, results=RESULTS, mechanisms=MECHANISMS, data=DATA, contract=CONTRACT, front=FRONT, outside=OUTSIDE,
               presentation=PRESENTATION)
@@ -45,11 +45,15 @@ ALLOWED = {
     'release': PRIMITIVES | RESULTS | MECHANISMS | DATA | {'registry', 'plan'},   # plan: lazily, by release(dry_run=True)
     'plan': PRIMITIVES | RESULTS | MECHANISMS | DATA | {'registry'},
     'cli': PRIMITIVES | RESULTS | MECHANISMS | DATA | {'registry', 'release', 'plan', 'evaluate', 'reproduce'},
-    # outside the flow: everything below them, and each other, but never the command-line entry point
-    **{m: PRIMITIVES | RESULTS | MECHANISMS | DATA | {'registry', 'release'} | OUTSIDE for m in OUTSIDE},
-    # ... except the front-door audit, which runs the command as a black box (`dpnotes.cli.main` in a forked process,
-    # imported lazily inside `_forked_main`)
-    'audit': PRIMITIVES | RESULTS | MECHANISMS | DATA | {'registry', 'release', 'cli'} | OUTSIDE,
+    # outside the flow: everything below them, and each other, but never the command-line entry point nor the
+    # front-door audit that runs it
+    **{m: PRIMITIVES | RESULTS | MECHANISMS | DATA | {'registry', 'release'} | (OUTSIDE - {'front_door'}) for m in OUTSIDE},
+    # the empirical-ε auditor and the sensitivity search stand on the primitives alone (every page below may use them)
+    'audit': PRIMITIVES | {'sensitivity'},     # re-exports `search_sensitivity` for the pages that import it from there
+    'sensitivity': PRIMITIVES,
+    # ... and the front-door audit runs the command as a black box (`dpnotes.cli.main` in a forked process, imported
+    # inside `_forked_main`), so it stands above it; nothing in the package imports it
+    'front_door': PRIMITIVES | RESULTS | MECHANISMS | DATA | {'registry', 'release', 'cli'} | (OUTSIDE - {'front_door'}),
 }
 
 # every module at or above the front door may use the contract

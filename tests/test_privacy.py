@@ -91,7 +91,7 @@ PKG = Path(__file__).resolve().parent.parent / 'dpnotes'
 # Row-norm code outside dpnotes.privacy that is not a norm of data rows (each with the reason), and copies in other pages
 # still to be replaced by the primitive (each with the fix). The last test fails when one of them disappears.
 NOT_DATA_ROWS = {
-    ('audit', '_random_rows'): "the auditor's random candidate rows (Gaussian draws), not data",
+    ('sensitivity', '_random_rows'): "the sensitivity search's random candidate rows (Gaussian draws), not data",
     ('covariance', 'rand_ball'): "random directions of the adversarial search, not data",
     ('dfm', 'energy_statistic'): "a test statistic of a public projected sample (squared norms), not a normalisation",
     ('jl', 'jl_panel'): "Monte Carlo of projected norms of a random unit vector, not data",
