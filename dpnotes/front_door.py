@@ -128,7 +128,8 @@ def _dtypes_follow_input(run, data):
 
 def _replayable_model(run, data):
     ss = np.random.SeedSequence()
-    r = run(data, seed=ss); r.model.seed_ = ss
+    r = run(data, seed=ss)
+    object.__setattr__(r.model, 'seed_', ss)      # frozen: as a leaky fit would have stored it
     return r
 
 def _prints_real_rows(run, data):
@@ -145,14 +146,14 @@ def _refuses_out_of_domain(run, data):
     if not b.between(0, 1).all(): raise ValueError(f"column 'b': {int((~b.between(0, 1)).sum())} value(s) outside the bounds")
     return run(data)
 
-
 # %% ../nbs/63_front_door.ipynb #3069bd2c
 from functools import partial
 def _float_noise(run, data, sampler): # a control: its sampler is always named (`LEAKY_CONTROLS`)
     r = run(data, sampler=sampler)
     from dpnotes.privacy import laplace_mech
     k = float((data.df['c'].astype(str) == 'r').sum())                     # Δ₁ = 1 under replace-one
-    r.model.noisy_count_r_ = float(laplace_mech(np.array([k]), 1.0, 1.0, rng=np.random.default_rng(), sampler=sampler)[0])
+    noisy = float(laplace_mech(np.array([k]), 1.0, 1.0, rng=np.random.default_rng(), sampler=sampler)[0])
+    object.__setattr__(r.model, 'noisy_count_r_', noisy)      # frozen: as a leaky fit would have stored it
     return r
 
 def _fails_on_empty_partition(run, data):

@@ -219,7 +219,12 @@ def test_front_door_copula_non_default_options():
     """release() of the copula with an even split of its dependence budget and a larger clipping radius (its defaults
     before rule R4 of 26_copula), on the class-of-one pair."""
     (_, D, _), = front_door_pairs(('label',))
-    m = front_door_call('copula-gauss', sums_share=0.5, clip_factor=0.5)(D)['object'].model.model_
+    r = front_door_call('copula-gauss', sums_share=0.5, clip_factor=0.5)(D)['object']
+    assert r.model.spec.sums_share == 0.5 and r.model.spec.clip_factor == 0.5
+    from dpnotes.registry import build
+    from dpnotes.audit import front_door_table
+    m = build('copula-gauss', epsilon=1.0, schema=front_door_table()[1], rng=0, sums_share=0.5,
+              clip_factor=0.5).fit(D.df).model_
     assert m.sums_share == 0.5 and abs(m.radius_ - 0.5 * np.sqrt(len(m._copula_columns()))) < 1e-12, 'the options did not reach the model'
     res = audit_front_door('copula-gauss', 'release', 'label', n_runs=FRONT_RUNS, rng=11, sums_share=0.5, clip_factor=0.5)
     assert res.passes(EPS), res

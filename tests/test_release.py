@@ -213,7 +213,7 @@ CALIBRATED_AUDIT = [(m, k) for m in ('dprp', 'ron-gauss', 'pca-gauss', 'dp-syn')
 
 def _calibrated_audit(method, kind):
     import zlib
-    from dpnotes.audit import audit_front_door
+    from dpnotes.front_door import audit_front_door
     return audit_front_door(method, 'release', kind, n_runs=40, rng=zlib.crc32(f'cal|{method}|{kind}'.encode()), calibrate=0.25)
 
 
