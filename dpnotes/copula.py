@@ -13,16 +13,16 @@ from fastcore.basics import patch
 from scipy.linalg.blas import dsyrk
 from scipy.special import ndtr, ndtri
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler, add_gaussian,
-                             gaussian_sigma_analytic, dp_quantile, clip_rows, BOUND_GRID, zcdp_rho)
+                             gaussian_sigma_analytic, clip_rows, zcdp_rho)
 from .moments import is_dask, have_dask, partition_rngs
 
 # %% auto #0
 __all__ = ['ATOMS', 'SENSITIVITY', 'SCORE_BITS', 'SCALE_CUTS', 'ROWS_PER_PARTITION', 'copula_rho', 'column_states', 'check_atoms',
            'atom_states', 'n_states', 'state_codes', 'project_simplex', 'HIST_SENSITIVITY', 'released_cdf',
            'normal_scores', 'score_stats', 'add_score_stats', 'score_totals', 'shrink_rule', 'to_correlation',
-           'auto_bins', 'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss',
-           'atom_threshold', 'atom_count', 'atoms_possible', 'drop_weak_atoms', 'check_missing', 'declared_complete',
-           'missing_count', 'missing_threshold', 'drop_weak_missing', 'denoise_means']
+           'auto_bins', 'copula_min_rows', 'CopulaGauss', 'atom_threshold', 'atom_count', 'atoms_possible',
+           'drop_weak_atoms', 'check_missing', 'declared_complete', 'missing_count', 'missing_threshold',
+           'drop_weak_missing']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -230,47 +230,14 @@ def copula_min_rows(d:int, epsilon:float, delta:float=1e-5, tvd:float=0.2, split
     return int(math.ceil(math.sqrt(check_int(d, 'd') / rho_h) / (1.25 * check_positive(tvd, 'tvd') ** 2)))
 
 
-# %% ../nbs/26_copula.ipynb #ts000005
-def clip_rule(n:int, d:int, epsilon:float, delta:float=1e-5) -> float:
-    "κ of the scores' radius: 0.25 below `copula_min_rows(d, ε, δ)` (noise dominates: rows near the sphere), else 0.5; public inputs only."
-    return 0.25 if n < copula_min_rows(d, epsilon, delta) else 0.5
-
-# %% ../nbs/26_copula.ipynb #282677e8
-def coarse_rule(n:int, d:int, rho_h:float, share:float=0.5) -> int:
-    "Groups B* = √(1.25 n/σ_c) of a two-level column, σ_c = √(d/(share·ρ_h)) its coarse noise: public inputs only (at least 2)."
-    sigma = math.sqrt(d / (check_positive(share, 'share') * check_positive(rho_h, 'rho_h')))
-    return max(2, int(round(math.sqrt(1.25 * max(n, 1) / sigma))))
-
-def coarse_groups(st:dict, B:int):
-    "Group of each state (the missing state its own group 0) when the column has more than 2B core states, else None."
-    if st['kind'] == 'categorical': return None
-    k = n_states(st) - int(st['missing'])
-    if k <= 2 * B: return None
-    core = np.concatenate([np.full(len(p), i, dtype=np.int64) for i, p in enumerate(np.array_split(np.arange(k), B))])
-    return np.r_[0, core + 1] if st['missing'] else core
-
-
-# %% ../nbs/26_copula.ipynb #480c80d8
-def tree_estimate(fine, coarse, groups, s_fine:float, s_coarse:float) -> np.ndarray:
-    "Fine counts from noisy fine and coarse counts: least-squares group totals, within-group deviations shrunk (positive-part James–Stein) towards an even spread."
-    f, c, g = np.asarray(fine, float), np.asarray(coarse, float), np.asarray(groups)
-    G = len(c); size = np.bincount(g, minlength=G).astype(float); S = np.bincount(g, weights=f, minlength=G)
-    wc, wf = 1.0 / s_coarse ** 2, 1.0 / (np.maximum(size, 1) * s_fine ** 2)
-    total = (wc * c + wf * S) / (wc + wf)
-    dev = f - (S / np.maximum(size, 1))[g]
-    ss = np.bincount(g, weights=dev ** 2, minlength=G)
-    keep = np.clip(1.0 - (size - 1) * s_fine ** 2 / np.maximum(ss, 1e-300), 0.0, 1.0)
-    return (total / np.maximum(size, 1))[g] + keep[g] * dev
-
-
 # %% ../nbs/26_copula.ipynb #e6d3072a
 _DEPENDENCE = ('auto', 'pooled', 'class_means', 'per_class', 'independent')
-_MEAN_SHRINK = (None, 'eb', 'soft')
 
 class CopulaGauss:
     "DP marginals (noisy histograms on public states, missing as a state) + a Gaussian copula of normal scores, under one zCDP budget."
     released_attributes = ('probs_', 'corr_', 'means_', 'covs_', 'edges_', 'rho_', 'budget_', 'sigmas_', 'shrink_')
     public_attributes = ('columns_', 'label_', 'states_', 'n_', 'radius_', 'bins_', 'max_states_', 'dependence_', 'groups_')
+    _range_share = 0.0   # no private ranges: the option was retired (D22); `CopulaJudged` on this page keeps it
 
     def __init__(self,
                  columns:dict,               # public column specs: name -> {'kind', 'categories'} or {'kind', 'lower', 'upper'}
@@ -281,28 +248,22 @@ class CopulaGauss:
                  split:float=0.5,            # share of ρ for the histograms (the rest: the dependence)
                  bins='auto',                # equal-width bins of a numeric column: 'auto' (`auto_bins`: from n, d and the noise) or an int
                  max_states='auto',          # an integer column with at most this many values gets one state per value ('auto': `auto_bins` capped at 128)
-                 coarse=None,                # None: one level; 'auto' (`coarse_rule`) or an int B: a column with > 2B states also gets B groups
-                 coarse_share:float=0.5,     # share of a two-level column's ρ for its coarse level
-                 clip_factor=0.25,           # κ of the public radius R = κ√d of a row of normal scores, or 'auto' (`clip_rule`: public n, d, ε, δ)
+                 clip_factor=0.25,           # κ of the public radius R = κ√d of a row of normal scores
                  sums_share:float=0.9,       # share of the dependence ρ for the class sums ('class_means', 'per_class'); the rest: second moments
-                 mean_shrink=None,           # None | 'eb' | 'soft': post-processing of the class means (`denoise_means`); no privacy cost
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
-                 range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
-                 range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
                  scale_share:float=0.1,      # share of ρ for the scale ranges of the binned columns (`_scale_ranges`; 0: none)
                  # columns declared (publicly) to have no missing cells: no missing state (also a spec's 'missing': False)
                  complete=(),
                  # 'threshold': a missing state keeps its mass only above `missing_threshold`; True: always kept
                  missing='threshold',
-                 atoms='threshold',          # binned columns also get states exactly on their bounds (public), kept only above `atom_threshold`; 'merge': a weak atom's mass goes to its neighbouring bin; True: always kept; False: none
+                 atoms='threshold',          # binned columns also get states exactly on their bounds (public), kept only above `atom_threshold`; False: none
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler ('safe': the float-safe discrete Gaussian)
                 ):
         self.columns, self.epsilon, self.delta, self.label, self.dependence = columns, epsilon, delta, label, dependence
         self.split, self.bins, self.max_states, self.clip_factor, self.shrink = split, bins, max_states, clip_factor, shrink
-        self.range_share, self.range_tail, self.rng, self.sampler, self.complete = range_share, range_tail, rng, sampler, complete
-        self.coarse, self.coarse_share, self.scale_share, self.sums_share = coarse, coarse_share, scale_share, sums_share
-        self.mean_shrink, self.atoms, self.missing = mean_shrink, atoms, missing
+        self.rng, self.sampler, self.complete, self.scale_share = rng, sampler, complete, scale_share
+        self.sums_share, self.atoms, self.missing = sums_share, atoms, missing
 
 # %% ../nbs/26_copula.ipynb #c5bbfd13
 _SIGMA_MAX = 2.0 ** 52       # a noise scale above this leaves float64 no resolution: every released value is noise
@@ -319,6 +280,19 @@ def _check_shares(self:CopulaGauss):
             raise ValueError(f"{name}: a share this small gives noise of standard deviation above 2^52 at ε = "
                              f"{self.epsilon:g}; raise it")
 
+# %% ../nbs/26_copula.ipynb #jd000001
+@patch
+def _check_options(self:CopulaGauss):
+    "`atoms` ('threshold' or False) and `clip_factor` (a positive number); True, 'merge' and 'auto' were retired."
+    a = self.atoms
+    if not ((isinstance(a, str) and a == 'threshold') or (isinstance(a, (bool, np.bool_)) and not a)):
+        raise ValueError(f"atoms must be 'threshold' or False, got {a!r} (True and 'merge' were retired: see "
+                         "decisions.html#copula-atoms)")
+    if isinstance(self.clip_factor, str):
+        raise ValueError(f"clip_factor must be a positive number, got {self.clip_factor!r} ('auto' was retired: see "
+                         "decisions.html#copula-clip-factor-auto)")
+    check_positive(self.clip_factor, 'clip_factor')
+
 # %% ../nbs/26_copula.ipynb #5009de21
 @patch
 def _validate(self:CopulaGauss, df):
@@ -327,27 +301,17 @@ def _validate(self:CopulaGauss, df):
     if self.dependence not in _DEPENDENCE: raise ValueError(f"dependence must be one of {_DEPENDENCE}, got {self.dependence!r}")
     if not 0 < self.split <= 1: raise ValueError(f"split: the histograms' share of ρ must lie in (0, 1], got {self.split}")
     if self.dependence != 'independent' and self.split >= 1: raise ValueError("split: leave a share for the dependence (split < 1)")
-    if not 0 <= self.range_share < 1: raise ValueError(f"range_share must lie in [0, 1), got {self.range_share}")
-    if not 0 < self.range_tail < 0.5: raise ValueError(f"range_tail must lie in (0, 0.5), got {self.range_tail}")
     if self.bins != 'auto': check_int(self.bins, 'bins', minimum=2)
-    if self.coarse not in ('auto', None): check_int(self.coarse, 'coarse', minimum=2)
     if not 0 <= self.scale_share < 1: raise ValueError(f"scale_share must lie in [0, 1), got {self.scale_share}")
-    if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
     if self.max_states != 'auto': check_int(self.max_states, 'max_states')
-    check_atoms(self.atoms); check_missing(self.missing)
-    if self.clip_factor != 'auto': check_positive(self.clip_factor, 'clip_factor')
+    self._check_options(); check_missing(self.missing)
     if not 0 < self.sums_share < 1: raise ValueError(f"sums_share must lie in (0, 1), got {self.sums_share}")
     _check_shares(self)
-    if not (self.mean_shrink is None or (isinstance(self.mean_shrink, str) and self.mean_shrink in _MEAN_SHRINK)):
-        raise ValueError(f"mean_shrink must be None, 'eb' or 'soft', got {self.mean_shrink!r}")
     if not (self.shrink == 'auto' or (isinstance(self.shrink, (int, float)) and 0 <= self.shrink <= 1)):
         raise ValueError(f"shrink must be 'auto' or a number in [0, 1], got {self.shrink!r}")
     on_dask = is_dask(df)
     if not (isinstance(df, pd.DataFrame) or (on_dask and hasattr(df, 'columns'))):
         raise TypeError(f"data must be a pandas or Dask DataFrame, got {type(df).__name__}")
-    if on_dask and self.range_share > 0:
-        raise ValueError("range_share: the private ranges need a whole column at once; on Dask use range_share=0 "
-                         "(the scale ranges, `scale_share`, work on Dask)")
     if not isinstance(self.columns, dict) or not self.columns: raise ValueError("columns: pass the public column specs (a non-empty dict)")
     names = list(self.columns)
     absent = [c for c in names if c not in df.columns]
@@ -357,27 +321,6 @@ def _validate(self:CopulaGauss, df):
     if self.dependence in ('per_class', 'class_means') and self.label is None: raise ValueError(f"dependence={self.dependence!r} needs label=")
     if not set(self.complete) <= set(names): raise ValueError("complete: name columns of `columns` only")
     return names
-
-# %% ../nbs/26_copula.ipynb #a35963d5
-def _range_grid(lo:float, hi:float) -> np.ndarray:
-    "Public candidate thresholds inside [lo, hi]: the package's geometric grid there, 100 equal steps, and the bounds."
-    g = BOUND_GRID[(BOUND_GRID > lo) & (BOUND_GRID < hi)]
-    return np.unique(np.r_[lo, g, np.linspace(lo, hi, 101), hi])
-
-@patch
-def _ranges(self:CopulaGauss, df, names, eps_r:float, rng) -> dict:
-    "Edges of the binned numeric columns from private ranges (ε_r shared by 2 selections per column)."
-    st0 = {c: column_states(self.columns[c], self.bins_, self.max_states_) for c in names if c != self.label}
-    cols = [c for c, s in st0.items() if s['kind'] == 'bins']
-    out = {}
-    for c in cols:
-        s = st0[c]; e = eps_r / (2 * len(cols)); g = _range_grid(s['lower'], s['upper'])
-        x = np.clip(pd.to_numeric(df[c], errors='coerce').to_numpy(dtype=float), s['lower'], s['upper'])
-        a = dp_quantile(np.where(np.isnan(x), np.inf, x), self.range_tail, e, g, rng, pull='up')
-        b = dp_quantile(np.where(np.isnan(x), -np.inf, x), 1 - self.range_tail, e, g, rng, pull='down')
-        a, b = min(a, b), max(a, b)
-        out[c] = np.unique(np.r_[s['lower'], np.linspace(a, b, max(self.bins_ - 1, 2)), s['upper']])
-    return out
 
 # %% ../nbs/26_copula.ipynb #0d00d096
 SCALE_CUTS = (0.1, 0.2, 0.5)      # public cuts, as shares of a column's bound width
@@ -429,11 +372,8 @@ def _states(self:CopulaGauss, names, edges:dict, rho_h:float) -> dict:
 # %% ../nbs/26_copula.ipynb #7f2f44f4
 @patch
 def _groups(self:CopulaGauss, rho_h:float) -> dict:
-    "Groups of the two-level columns (public: n, d, ρ_h and the states)."
-    if self.coarse is None: return {}
-    B = coarse_rule(self.n_, len(self.states_), rho_h, self.coarse_share) if self.coarse == 'auto' else int(self.coarse)
-    g = {c: coarse_groups(st, B) for c, st in self.states_.items()}
-    return {c: v for c, v in g.items() if v is not None}
+    "Groups of the two-level columns: none (one level; the two-level option, D4, is `CopulaJudged`'s on the copula page)."
+    return {}
 
 def _noisy_blocks(blocks:dict, sigma:float, rng, sampler:str) -> dict:
     "One Gaussian mechanism over all count vectors in `blocks` jointly (Δ₂ = √(2m) for m columns)."
@@ -495,22 +435,23 @@ def drop_weak_missing(p, noisy, st:dict, tau:float) -> np.ndarray:
 # %% ../nbs/26_copula.ipynb #46e68442
 @patch
 def _histograms(self:CopulaGauss, fine:dict, rho_h:float, rng) -> dict:
-    "Stage 1 from the exact counts `fine` (per column, one per state): ρ_h/d per column; one-level columns in one mechanism, two-level ones in a fine and a coarse one; projected onto the simplex of total n; weak missing states and atoms emptied (post-processing)."
-    names, grp, a = list(fine), self.groups_, self.coarse_share; d = len(names)
-    s1, sf, sc = math.sqrt(d / rho_h), math.sqrt(d / ((1 - a) * rho_h)), math.sqrt(d / (a * rho_h))
-    out = _noisy_blocks({c: v for c, v in fine.items() if c not in grp}, s1, rng, self.sampler)
-    nf = _noisy_blocks({c: fine[c] for c in grp}, sf, rng, self.sampler)
-    nc = _noisy_blocks({c: np.bincount(g, weights=fine[c], minlength=g.max() + 1) for c, g in grp.items()}, sc, rng, self.sampler)
-    out.update({c: tree_estimate(nf[c], nc[c], grp[c], sf, sc) for c in grp})
-    self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
+    "Stage 1 from the exact counts `fine` (per column, one per state): noisy counts (`_noisy_counts`) projected onto the simplex of total n; weak missing states and atoms emptied (post-processing)."
+    names = list(fine); out, sig = self._noisy_counts(fine, rho_h, rng)
     probs = {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
     m, mm = atom_count(self.states_), missing_count(self.states_)          # atom and missing states (public)
-    sig = lambda c: sf if c in grp else s1
     if self.missing == 'threshold' and mm:
-        probs = {c: drop_weak_missing(probs[c], out[c], self.states_[c], missing_threshold(sig(c), mm)) for c in names}
+        probs = {c: drop_weak_missing(probs[c], out[c], self.states_[c], missing_threshold(sig[c], mm)) for c in names}
     if self.atoms not in ATOMS or m == 0: return probs        # none to threshold (e.g. no binned column)
-    return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sig(c), m), merge=self.atoms == 'merge')
+    return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sig[c], m), merge=self.atoms == 'merge')
             for c in names}
+
+@patch
+def _noisy_counts(self:CopulaGauss, fine:dict, rho_h:float, rng) -> tuple:
+    "(noisy counts, noise σ) per column: ρ_h/d per column, all columns in one mechanism (σ₁ = √(d/ρ_h))."
+    s1 = math.sqrt(len(fine) / rho_h)
+    out = _noisy_blocks(fine, s1, rng, self.sampler)
+    self.sigmas_.update(histograms=s1)
+    return out, {c: s1 for c in fine}
 
 # %% ../nbs/26_copula.ipynb #cf00d0e7
 def _clipped_scores(codes:dict, pos:dict, probs:dict, cols, radius:float) -> np.ndarray:
@@ -534,24 +475,12 @@ def _pooled(self:CopulaGauss, M, rho_c:float, rng):
     self.sigmas_['moments'] = sigma; self.shrink_ = self._lam(sigma, self.n_, d)
     self.corr_ = to_correlation(S, self.n_, self.shrink_)
 
-# %% ../nbs/26_copula.ipynb #ms000002
-def denoise_means(sums, nk, sigma:float, how:str|None=None) -> np.ndarray:
-    "Class means from noisy class sums (noise σ per coordinate) and released sizes `nk`: raw (None), offsets from the size-weighted grand mean shrunk per class by positive-part James–Stein ('eb') or soft-thresholded at √(2 ln dK) noise s.d. ('soft'). Post-processing."
-    s, nk = np.asarray(sums, float), np.asarray(nk, float)
-    m = s / nk[:, None]
-    if how is None: return m
-    if how not in ('eb', 'soft'): raise ValueError(f"mean_shrink must be None, 'eb' or 'soft', got {how!r}")
-    K, d = s.shape; N = nk.sum()
-    g = s.sum(0) / N; off = m - g
-    v = sigma ** 2 * ((1 / nk - 1 / N) ** 2 + (K - 1) / N ** 2)           # noise variance of one offset coordinate
-    if how == 'eb':
-        keep = np.clip(1 - max(d - 2, 0) * v / np.maximum((off ** 2).sum(1), 1e-300), 0.0, 1.0)
-        return g + keep[:, None] * off
-    t = math.sqrt(2 * math.log(max(d * K, 1))) * np.sqrt(v)[:, None]
-    return g + np.sign(off) * np.maximum(np.abs(off) - t, 0.0)
-
-
 # %% ../nbs/26_copula.ipynb #088ad2aa
+@patch
+def _class_means(self:CopulaGauss, sums, nk, sigma:float) -> np.ndarray:
+    "Class means: the noisy class sums over the released class sizes (post-processing; `sigma` unused here)."
+    return np.asarray(sums, float) / np.asarray(nk, float)[:, None]
+
 @patch
 def _per_class(self:CopulaGauss, sums, M, rho_c:float, rng):
     "Noisy class sums (`sums`, k × d; Δ₂ = 2R, a share `sums_share` of ρ_c) and class (or pooled, 'class_means') second moments (`M`, k or 1 × d × d; Δ₂ = √2 R², the rest), both exact (`score_totals`) → class means, covariances."
@@ -564,7 +493,7 @@ def _per_class(self:CopulaGauss, sums, M, rho_c:float, rng):
     mom = add_gaussian(mom, sm, rng=rng, sampler=self.sampler, sensitivity=Dm)
     nk = np.maximum(self.probs_[self.label] * self.n_, 1.0)
     self.sigmas_.update(sums=ss, moments=sm); self.shrink_ = self._lam(sm, float(self.n_ if pooled else nk.min()), d)
-    self.means_, self.covs_ = np.clip(denoise_means(sums, nk, ss, self.mean_shrink), -3, 3), []   # post-processing
+    self.means_, self.covs_ = np.clip(self._class_means(sums, nk, ss), -3, 3), []   # post-processing
     W = (from_upper_vec(mom, d) - sum(nk[j] * np.outer(self.means_[j], self.means_[j]) for j in range(k))) / self.n_ if pooled else None
     for j, Mj in enumerate([None] * k if pooled else np.split(mom, k)):
         C = W if pooled else from_upper_vec(Mj, d) / nk[j] - np.outer(self.means_[j], self.means_[j])
@@ -658,7 +587,7 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     self.columns_, self.label_, self.n_, self._on_dask = names, self.label, rows, on_dask
     self.dependence_ = ('class_means' if self.label is not None else 'pooled') if self.dependence == 'auto' else self.dependence
     g_range, g_fit, self._g_sample = as_rng(self.rng).spawn(3)     # ranges, noise and sampling never share a stream
-    eps_r = self.range_share * self.epsilon
+    eps_r = self._range_share * self.epsilon                # 0: no private ranges (retired, D22)
     self.rho_ = copula_rho(self.epsilon - eps_r, self.delta)
     rho_s = self.scale_share * self.rho_; rho_h = (self.rho_ - rho_s) * (1.0 if self.dependence_ == 'independent' else self.split)
     self.bins_ = auto_bins(self.n_, len(names), rho_h) if self.bins == 'auto' else int(self.bins)
@@ -677,7 +606,7 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     self.budget_ = dict(ranges_epsilon=eps_r, scale_rho=rho_s, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_s - rho_h)
     self.probs_ = self._histograms(fine, rho_h, g_fit)
     cols = self._copula_columns()
-    k = clip_rule(self.n_, len(names), self.epsilon - eps_r, self.delta) if self.clip_factor == 'auto' else self.clip_factor
+    k = self._kappa(self.epsilon - eps_r)
     self.radius_ = k * math.sqrt(len(cols)); self.shrink_ = 0.0
     if self.dependence_ == 'independent' or not cols: return self
     plan = self._stats_plan(cols)
@@ -687,6 +616,11 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     if self.dependence_ == 'pooled': self._pooled(M[0], rho_c, g_fit)
     else: self._per_class(sums, M, rho_c, g_fit)
     return self
+
+@patch
+def _kappa(self:CopulaGauss, epsilon:float) -> float:
+    "κ of the public radius R = κ√d: `clip_factor`, a public number."
+    return self.clip_factor
 
 @patch
 def _copula_columns(self:CopulaGauss) -> list:

@@ -16,8 +16,8 @@ from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_posit
 from .moments import exact_moments, is_dask, partition_rngs
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'DRAW_ROWS', 'ROWS_PER_PARTITION', 'LEVERS', 'zcdp_delta', 'zcdp_epsilon_bound', 'gauss_sigma_rho',
-           'unit_scale', 'split_rho', 'SuffStatGauss']
+__all__ = ['SENSITIVITY', 'DRAW_ROWS', 'ROWS_PER_PARTITION', 'zcdp_delta', 'zcdp_epsilon_bound', 'gauss_sigma_rho', 'unit_scale',
+           'split_rho', 'SuffStatGauss']
 
 # %% ../nbs/25_suffstat_gauss.ipynb #d6f077c9
 from .privacy import zcdp_rho   # the primitive lives in the privacy layer (00_privacy); the mechanisms split its ρ
@@ -74,13 +74,13 @@ def split_rho(rho:float, d:int, k:int, radius:float, covariance:str='pooled',
     return dict(centre=rho * centre_share, counts=rho * count_share, sums=rest * fs, moments=rest * (1 - fs))
 
 # %% ../nbs/25_suffstat_gauss.ipynb #33463309
-_SCALINGS = ('centre', 'standardise', 'box', 'row_norm')
-
 class SuffStatGauss:
     "Class-conditional Gaussian generative model from Gaussian-noised counts, class sums and second moments (one zCDP budget)."
     released_attributes = ('class_counts_', 'means_', 'cov_', 'covs_', 'center_', 'scale_', 'radius_', 'rho_', 'budget_',
                            'sigmas_', 'floor_')
     public_attributes = ('classes_', 'n_features_in_', 'feature_names_in_', 'bounds_', 'y_name_')
+    # the adopted branches; the ablation's others (D2, not adopted) live on this page only (`SuffStatAblation`)
+    _scaling, _covariance, _post = 'centre', 'pooled', 'psd'
 
     def __init__(self,
                  epsilon:float=1.0,          # total ε of `fit`
@@ -89,17 +89,13 @@ class SuffStatGauss:
                  classes=None,               # public list of label values (required)
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler name (see `dpnotes.privacy.SAMPLERS`)
-                 scaling:str='centre',       # 'centre' (released mean) | 'standardise' (+ released variances) | 'box' (centre ½) | 'row_norm' (RON-Gauss style)
-                 radius='rule',              # clipping radius in the scaled units, or 'rule' (κ√(d/12); κ√d for 'standardise'; 1 for 'row_norm')
+                 radius='rule',              # clipping radius in the scaled units, or 'rule' (κ√(d/12))
                  clip_factor:float=0.5,      # κ of the radius rule
-                 covariance:str='pooled',    # 'pooled' within-class covariance | 'per_class'
-                 postprocess:str='psd',      # 'psd' (eigenvalues clipped to [0, r²]) | 'floor' (floored at the noise level)
                  split='auto',               # 'auto' (error model) or 4 fractions of ρ: (centre, counts, sums, moments)
                  class_sizes:str='private',  # 'private' (noisy counts) | 'public' (exact counts: only if they are published)
                 ):
         self.epsilon, self.delta, self.bounds, self.classes, self.rng, self.sampler = epsilon, delta, bounds, classes, rng, sampler
-        self.scaling, self.radius, self.clip_factor, self.covariance = scaling, radius, clip_factor, covariance
-        self.postprocess, self.split, self.class_sizes = postprocess, split, class_sizes
+        self.radius, self.clip_factor, self.split, self.class_sizes = radius, clip_factor, split, class_sizes
 
 # %% ../nbs/25_suffstat_gauss.ipynb #c34b58ba
 @patch
@@ -107,9 +103,6 @@ def _validate(self:SuffStatGauss, d:int):
     "Every parameter check, in one place. Returns (ρ, lower, upper, classes)."
     rho = zcdp_rho(self.epsilon, self.delta)
     check_sampler(self.sampler)
-    if self.scaling not in _SCALINGS: raise ValueError(f"scaling must be one of {_SCALINGS}, got {self.scaling!r}")
-    if self.covariance not in ('pooled', 'per_class'): raise ValueError(f"covariance must be 'pooled' or 'per_class', got {self.covariance!r}")
-    if self.postprocess not in ('psd', 'floor'): raise ValueError(f"postprocess must be 'psd' or 'floor', got {self.postprocess!r}")
     if self.class_sizes not in ('private', 'public'):
         raise ValueError(f"class_sizes must be 'private' (noisy counts) or 'public' (exact counts; only if they are published), got {self.class_sizes!r}")
     check_positive(self.clip_factor, 'clip_factor')
@@ -152,9 +145,9 @@ def _labels(self:SuffStatGauss, y, n:int, classes) -> np.ndarray:
 @patch
 def _shares(self:SuffStatGauss, rho:float, d:int, k:int, r:float) -> dict:
     "ρ per release, from `split` or from `split_rho`; without a released centre its share goes to the other releases."
-    stage = self.scaling in ('centre', 'standardise')
+    stage = self._scaling in ('centre', 'standardise')
     if isinstance(self.split, str):
-        return split_rho(rho, d, k, r, self.covariance, centre_share=0.15 if stage else 0.0)
+        return split_rho(rho, d, k, r, self._covariance, centre_share=0.15 if stage else 0.0)
     s = np.asarray(self.split, float)
     if not stage: s = np.r_[0.0, s[1:] / s[1:].sum()]
     return dict(zip(('centre', 'counts', 'sums', 'moments'), rho * s))
@@ -164,8 +157,8 @@ def _radius(self:SuffStatGauss, d:int) -> float:
     "The clipping radius: a public number, or the rule κ√(d/12) ('centre', 'box'), κ√d ('standardise'), 1 ('row_norm')."
     if not isinstance(self.radius, str): return float(self.radius)
     k = float(self.clip_factor)
-    if self.scaling == 'standardise': return k * math.sqrt(d)
-    if self.scaling in ('centre', 'box'): return k * math.sqrt(d / 12)
+    if self._scaling == 'standardise': return k * math.sqrt(d)
+    if self._scaling in ('centre', 'box'): return k * math.sqrt(d / 12)
     return 1.0
 
 # %% ../nbs/25_suffstat_gauss.ipynb #6f236cb8
@@ -236,13 +229,13 @@ def _sigmas(self:SuffStatGauss, rho:float, d:int, k:int, r:float) -> tuple:
 def _release_centre(self:SuffStatGauss, first:dict, n_hat:float, release, sig:dict, b:dict, d:int, r:float):
     "Step 2: the released centre (Δ₂ = √d), or centre and variances (joint Δ₂ = √(2d)); 'box'/'row_norm': ½ and 1, public."
     self.center_, self.scale_ = np.full(d, 0.5), np.ones(d)
-    if self.scaling not in ('centre', 'standardise'): return
-    sig['centre'] = gauss_sigma_rho(SENSITIVITY[self.scaling](r, d), b['centre'])
+    if self._scaling not in ('centre', 'standardise'): return
+    sig['centre'] = gauss_sigma_rho(SENSITIVITY[self._scaling](r, d), b['centre'])
     # (Σu, Σu²) are one release under 'standardise' (joint Δ₂ = √(2d)): one call, so the rounding is charged jointly
-    stats_ = first['total'] if self.scaling == 'centre' else np.r_[first['total'], first['sumsq']]
-    noisy = release(stats_, sig['centre'], self.scaling)
+    stats_ = first['total'] if self._scaling == 'centre' else np.r_[first['total'], first['sumsq']]
+    noisy = release(stats_, sig['centre'], self._scaling)
     self.center_ = np.clip(noisy[:d] / n_hat, 0.0, 1.0)
-    if self.scaling == 'standardise':
+    if self._scaling == 'standardise':
         m2 = noisy[d:] / n_hat
         self.scale_ = np.sqrt(np.clip(m2 - self.center_**2, max(2 * sig['centre'] / n_hat, 1e-6), 0.25))
 
@@ -250,7 +243,7 @@ def _release_centre(self:SuffStatGauss, first:dict, n_hat:float, release, sig:di
 def _release_sums_moments(self:SuffStatGauss, second:dict, counts, release, sig:dict):
     "Steps 3–4: class sums (Δ₂ = 2r) and the second moment(s) (Δ_F = √2 r², pooled or all classes jointly), then the model."
     sums = release(second['sum'], sig['sums'], 'sums')
-    moms = [second['second']] if self.covariance == 'pooled' else list(second['second'])
+    moms = [second['second']] if self._covariance == 'pooled' else list(second['second'])
     # the per-class moments are one joint release (Δ_F over all classes): one call, so the rounding is charged jointly
     ups = release(np.concatenate([upper_vec(M) for M in moms]), sig['moments'], 'moments').reshape(len(moms), -1)
     self._postprocess(sums, [from_upper_vec(u, sums.shape[1]) for u in ups], counts)
@@ -274,11 +267,11 @@ def fit(self:SuffStatGauss, X, y):
     b, sig = self._sigmas(rho, d, k, r)
     # the statistics are exact fixed-point sums (dpnotes.moments): the same function of the data set for any partitioning,
     # so the sensitivities and the noise below do not depend on how the rows are split; the noise is added here, once
-    stage = self.scaling in ('centre', 'standardise')
-    pass_two = lambda c, s, ok: exact_moments(rows, lab, k, prep=_label_prep(by_label, ok, self.scaling == 'row_norm'),
-                                              box=_box_of(self.scaling, lo, hi, c, s), clip='ball', bound=r, second=self.covariance)
+    stage = self._scaling in ('centre', 'standardise')
+    pass_two = lambda c, s, ok: exact_moments(rows, lab, k, prep=_label_prep(by_label, ok, self._scaling == 'row_norm'),
+                                              box=_box_of(self._scaling, lo, hi, c, s), clip='ball', bound=r, second=self._covariance)
     first = (exact_moments(rows, lab, k, prep=_label_prep(by_label, True), box=(lo, hi), bound=1.0, second=None,
-                           finite=True, squares=self.scaling == 'standardise')   # NaN, ±∞ refused inside the pass
+                           finite=True, squares=self._scaling == 'standardise')   # NaN, ±∞ refused inside the pass
              if stage else pass_two(np.full(d, 0.5), np.ones(d), False))
     # 1. class counts (Δ₂ = √2); the row count is never used, only the sum of the noisy counts
     exact = first['count'].astype(float)
@@ -301,10 +294,10 @@ def _postprocess(self:SuffStatGauss, sums, moms, counts):
     means = clip_rows(sums / nc[:, None], r)                   # a mean of rows in the r-ball lies in the r-ball
     def fix(M, dof):
         lam, V = np.linalg.eigh((M + M.T) / (2 * dof))
-        low = math.sqrt(2 * d) * s_mom / dof if self.postprocess == 'floor' else 0.0   # spectral norm of the noise
+        low = math.sqrt(2 * d) * s_mom / dof if self._post == 'floor' else 0.0   # spectral norm of the noise
         lam = np.clip(lam, max(low, 1e-9 * r * r), r * r)     # no covariance of rows in the r-ball exceeds r²
         return (V * lam) @ V.T, low
-    if self.covariance == 'pooled':
+    if self._covariance == 'pooled':
         W = moms[0] - np.einsum('k,ki,kj->ij', nc, means, means)
         self.cov_, self.floor_ = fix(W, max(nc.sum() - k, 1.0)); self.covs_ = None
     else:
@@ -412,7 +405,7 @@ def _model(self:SuffStatGauss) -> tuple:
     for c in range(k):
         lam, V = np.linalg.eigh(self.cov_ if self.covs_ is None else self.covs_[c])
         factors.append((np.sqrt(np.maximum(lam, 0)), V))
-    return (self.means_, factors, w, self.classes_, self.scaling, self.center_, self.scale_, self.bounds_)
+    return (self.means_, factors, w, self.classes_, self._scaling, self.center_, self.scale_, self.bounds_)
 
 # %% ../nbs/25_suffstat_gauss.ipynb #f4b1a113
 @patch
@@ -438,20 +431,6 @@ def transform(self:SuffStatGauss, X):
     "Real rows in the units of the release (row-normalised for scaling='row_norm', otherwise unchanged): for evaluation."
     self._check_fitted()
     A, meta = as_matrix(X, 'X')
-    if self.scaling == 'row_norm':
+    if self._scaling == 'row_norm':
         A = unit_rows(A)
     return pd.DataFrame(A, columns=self._columns())
-
-# %% ../nbs/25_suffstat_gauss.ipynb #4cdce303
-LEVERS = {   # name -> options changed from the default
-    'default (centre, κ=½, pooled, psd)': {},
-    'row normalisation (RON-Gauss pre-processing)': dict(scaling='row_norm'),
-    'box centre ½, no released mean': dict(scaling='box', clip_factor=2.0),
-    'hardly any clipping (κ = 2)': dict(clip_factor=2.0),
-    'κ = 1': dict(clip_factor=1.0),
-    'κ = ¼': dict(clip_factor=0.25),
-    'standardised columns (released variances)': dict(scaling='standardise'),
-    'per-class covariances': dict(covariance='per_class'),
-    'eigenvalue floor at the noise level': dict(postprocess='floor'),
-    'even split (sums = moments)': dict(split=(0.15, 0.05, 0.4, 0.4)),
-}
