@@ -240,8 +240,8 @@ def copula_kinds(name:str, columns) -> dict:
     except Exception: sch = {}
     return {c: 'integer' if '=' in c or (c in sch and sch[c].kind == 'integer') else 'numeric' for c in columns}
 
-def _m_copula(kind='doc', **opts):
-    "Runner of `CopulaGauss` on the design matrix (complete: the loader imputes), the label a categorical column."
+def _m_copula(kind='doc', model=None, **opts):
+    "Runner of `CopulaGauss` (or the subclass `model`) on the design matrix (complete: the loader imputes), the label a categorical column."
     def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
         b = bounds if kind == 'doc' else public_bounds(name, Xa.columns, 'pow10')
         kinds, lab = copula_kinds(name, Xa.columns), '__label__'
@@ -250,7 +250,7 @@ def _m_copula(kind='doc', **opts):
         df = Xa.copy(); df[lab] = np.asarray(ya)
         t0, c0 = time.perf_counter(), time.process_time()
         kw = {'atoms': False, 'sums_share': 0.5, 'clip_factor': 0.5, **opts}   # `Copula` and its levers: the copula's settings of its first runs (the shipped defaults: 'Copula (sums 0.9, κ 0.25, atoms threshold)')
-        m = CopulaGauss(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler, complete=list(Xa.columns), **kw).fit(df)
+        m = (model or CopulaGauss)(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler, complete=list(Xa.columns), **kw).fit(df)
         out = m.sample(len(Xa))
         fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
         Xs = out[list(Xa.columns)].astype(float); ys = pd.Series(list(out[lab]), name=getattr(ya, 'name', None)).astype(np.asarray(ya).dtype)
