@@ -622,6 +622,27 @@ def _dask_counts(self:CopulaGauss, df, names, rho_s:float, rho_h:float, rng) -> 
             for c in names}
     return {c: v.astype(float) for c, v in fine.items()}
 
+# %% ../nbs/26_copula.ipynb #fx000001
+def _n_rows(df, n, on_dask:bool) -> int:
+    "The public number of rows: counted on Dask (one pass) unless `n` is given, which must match the data."
+    rows = (_dask_rows(df) if n is None else check_int(n, 'n')) if on_dask else len(df)
+    if n is not None and not on_dask and check_int(n, 'n') != rows:
+        raise ValueError("n: differs from the rows of the data")
+    if rows < 2: raise ValueError("data: need at least 2 rows")
+    return rows
+
+# %% ../nbs/26_copula.ipynb #fx000002
+@patch
+def _memory_counts(self:CopulaGauss, df, names, eps_r:float, rho_s:float, rho_h:float, rng) -> tuple:
+    "Pass one in memory: the ranges (if any), the states, every row's state codes and positions, the exact counts."
+    self.edges_ = self._ranges(df, names, eps_r, rng) if eps_r > 0 else {}
+    if rho_s > 0: self.edges_.update(self._scale_ranges(df, names, rho_s, rng))
+    self.states_ = self._states(names, self.edges_, rho_h)
+    cp = {c: state_codes(_column(df, c, self.states_[c]), self.states_[c], c) for c in names}
+    codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
+    fine = {c: np.bincount(codes[c], minlength=n_states(self.states_[c])).astype(float) for c in names}
+    return fine, codes, pos
+
 # %% ../nbs/26_copula.ipynb #a8137da5
 @patch
 def fit(self:CopulaGauss, df, n:int|None=None):
@@ -633,10 +654,7 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     (on Dask it saves a counting pass; it must match the data)."""
     names = self._validate(df); on_dask = is_dask(df)
     if on_dask: df = df[names]                              # read only the specs' columns
-    rows = (_dask_rows(df) if n is None else check_int(n, 'n')) if on_dask else len(df)
-    if n is not None and not on_dask and check_int(n, 'n') != rows:
-        raise ValueError("n: differs from the rows of the data")
-    if rows < 2: raise ValueError("data: need at least 2 rows")
+    rows = _n_rows(df, n, on_dask)
     self.columns_, self.label_, self.n_, self._on_dask = names, self.label, rows, on_dask
     self.dependence_ = ('class_means' if self.label is not None else 'pooled') if self.dependence == 'auto' else self.dependence
     g_range, g_fit, self._g_sample = as_rng(self.rng).spawn(3)     # ranges, noise and sampling never share a stream
@@ -647,13 +665,7 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     self.max_states_ = auto_bins(self.n_, len(names), rho_h, cap=128) if self.max_states == 'auto' else int(self.max_states)
     self.sigmas_ = {}
     if on_dask: fine = self._dask_counts(df, names, rho_s, rho_h, g_range)     # pass one: integer counts
-    else:
-        self.edges_ = self._ranges(df, names, eps_r, g_range) if eps_r > 0 else {}
-        if rho_s > 0: self.edges_.update(self._scale_ranges(df, names, rho_s, g_range))
-        self.states_ = self._states(names, self.edges_, rho_h)
-        cp = {c: state_codes(_column(df, c, self.states_[c]), self.states_[c], c) for c in names}
-        codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
-        fine = {c: np.bincount(codes[c], minlength=n_states(self.states_[c])).astype(float) for c in names}
+    else: fine, codes, pos = self._memory_counts(df, names, eps_r, rho_s, rho_h, g_range)   # pass one in memory
     self.corr_, self.means_, self.covs_ = None, None, None
     self.groups_ = self._groups(rho_h)
     self.budget_ = dict(ranges_epsilon=eps_r, scale_rho=rho_s, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_s - rho_h)
