@@ -28,17 +28,20 @@ __all__ = ['WDBC_DOC_MAX', 'SPAMBASE_DOC_MAX', 'BENCH_CLIP_FACTOR', 'METHODS', '
            'results_table', 'paired_table', 'peer_fidelity_table']
 
 # %% ../nbs/80_benchmark.ipynb #4481af40
-# WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary Statistics"), in column order
+# WDBC: documented maxima of the 30 features (scikit-learn `load_breast_cancer().DESCR`, "Summary
+# Statistics"), in column order
 WDBC_DOC_MAX = [28.11, 39.28, 188.5, 2501.0, 0.163, 0.345, 0.427, 0.201, 0.304, 0.097,
                 2.873, 4.885, 21.98, 542.2, 0.031, 0.135, 0.396, 0.053, 0.079, 0.03,
                 36.04, 49.54, 251.2, 4254.0, 0.223, 1.058, 1.252, 0.291, 0.664, 0.208]
 
+# %% ../nbs/80_benchmark.ipynb #be3d20bb
 def round_up(x, kind:str='half') -> np.ndarray:
     "Round positive maxima up: 'half' = to half a unit of the leading digit (2501 → 3000, 4.54 → 5), 'pow10' = to a power of ten."
     x = np.asarray(x, float)
     e = 10.0 ** np.floor(np.log10(np.maximum(x, 1e-12)))
     return 10.0 ** np.ceil(np.log10(np.maximum(x, 1e-12))) if kind == 'pow10' else np.ceil(x / e * 2 - 1e-9) / 2 * e
 
+# %% ../nbs/80_benchmark.ipynb #e40c7bca
 # Spambase: the 'Max' column of the attribute statistics in spambase.DOCUMENTATION (UCI), in column order, typed here
 # so that the bounds need no data folder (the table itself ships with the package; its documentation file does not)
 SPAMBASE_DOC_MAX = [4.54, 14.28, 5.1, 42.81, 10, 5.88, 7.27, 11.11, 5.26, 18.18,
@@ -57,21 +60,25 @@ _DOMAIN = {   # data set -> list of (predicate on the column name, (lower, upper
               (lambda c: c == 'capital_gain', (0, 1e5), 'top-coded at 99,999 in the census files'),
               (lambda c: c == 'capital_loss', (0, 1e4), 'dollars, generous'),
               (lambda c: c == 'hours_per_week', (0, 168), 'hours in a week')],
-    'dermatology': [(lambda c: c == 'Age', (0, 100), 'age in years'), (lambda c: c == 'family_history', (0, 1), 'yes/no'),
+    'dermatology': [(lambda c: c == 'Age', (0, 100), 'age in years'),
+                    (lambda c: c == 'family_history', (0, 1), 'yes/no'),
                     (lambda c: True, (0, 3), 'documented degree 0-3')],
     'indian_liver': [(_ONE_HOT, (0, 1), 'one-hot'), (lambda c: c == 'Age', (0, 100), 'age in years'),
                      (lambda c: 'bilirubin' in c, (0, 100), 'mg/dL, generous'),
                      (lambda c: c in ('Alphos_alkaline_phosphotase', 'Sgpt', 'Sgot'), (0, 1e4), 'IU/L, generous'),
-                     (lambda c: c == 'TP', (0, 20), 'total protein g/dL'), (lambda c: c == 'ALB', (0, 10), 'albumin g/dL'),
+                     (lambda c: c == 'TP', (0, 20), 'total protein g/dL'),
+                     (lambda c: c == 'ALB', (0, 10), 'albumin g/dL'),
                      (lambda c: c == 'A/G ratio', (0, 5), 'ratio, generous')],
     'cervical_cancer': [(lambda c: c in ('Age', 'First sexual intercourse'), (0, 100), 'age in years'),
                         (lambda c: c in ('Number of sexual partners',), (0, 50), 'count, generous'),
                         (lambda c: c == 'Num of pregnancies', (0, 20), 'count, generous'),
-                        (lambda c: '(years)' in c or '(packs/year)' in c or 'Time since' in c, (0, 100), 'years, generous'),
+                        (lambda c: '(years)' in c or '(packs/year)' in c or 'Time since' in c, (0, 100),
+                         'years, generous'),
                         (lambda c: c in ('STDs (number)', 'STDs: Number of diagnosis'), (0, 12), '12 STD types listed'),
                         (lambda c: True, (0, 1), 'yes/no')],
     'clinic_demo': [(_ONE_HOT, (0, 1), 'one-hot'), (lambda c: c == 'age', (0, 120), 'age in years, generous'),
-                    (lambda c: c == 'visits', (0, 100), 'count, generous'), (lambda c: c == 'bmi', (10, 80), 'kg/m², generous'),
+                    (lambda c: c == 'visits', (0, 100), 'count, generous'),
+                    (lambda c: c == 'bmi', (10, 80), 'kg/m², generous'),
                     (lambda c: c == 'cholesterol', (0, 15), 'mmol/L, generous')],
 }
 
@@ -84,7 +91,8 @@ def public_bounds(name:str, columns, kind:str='doc') -> tuple:
         mx = np.array(WDBC_DOC_MAX if name == 'wdbc' else SPAMBASE_DOC_MAX)
         if len(mx) != len(cols): raise ValueError(f"{name}: {len(cols)} columns but {len(mx)} documented ranges")
         return np.zeros(len(cols)), round_up(mx, 'half' if kind == 'doc' else 'pow10')
-    if name not in _DOMAIN: raise ValueError(f"no public bounds declared for {name!r}; declare them (never from the data)")
+    if name not in _DOMAIN: raise ValueError(f"no public bounds declared for {name!r}; declare them (never "
+                                             "from the data)")
     lo, hi = np.zeros(len(cols)), np.ones(len(cols))
     for j, c in enumerate(cols):
         lo[j], hi[j] = next(b for pred, b, _ in _DOMAIN[name] if pred(c))
@@ -99,7 +107,8 @@ def logreg_minimiser(R, s, lam:float) -> np.ndarray:
         val = lam / 2 * w @ w + np.mean(np.logaddexp(0, -m))
         grad = lam * w - (R * (s * 0.5 * (1 - np.tanh(m / 2)))[:, None]).mean(0)   # σ(−m) written stably
         return val, grad
-    return minimize(f, np.zeros(R.shape[1]), jac=True, method='L-BFGS-B', options=dict(gtol=1e-12, ftol=1e-15, maxiter=10_000)).x
+    return minimize(f, np.zeros(R.shape[1]), jac=True, method='L-BFGS-B',
+                    options=dict(gtol=1e-12, ftol=1e-15, maxiter=10_000)).x
 
 # %% ../nbs/80_benchmark.ipynb #cb000010
 class DPLogReg:
@@ -144,6 +153,7 @@ def predict_proba(self:DPLogReg, X) -> np.ndarray:
     if len(self.classes_) == 2: return np.c_[1 - S[:, 0], S[:, 0]]
     return S / np.maximum(S.sum(1, keepdims=True), 1e-300)
 
+# %% ../nbs/80_benchmark.ipynb #b0e39391
 @patch
 def predict(self:DPLogReg, X) -> np.ndarray: return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
@@ -152,11 +162,13 @@ def predict(self:DPLogReg, X) -> np.ndarray: return self.classes_[np.argmax(self
 # (mammographic mass, digits, a synthetic two-class table; data/results/bench_kappa.csv, decision D1)
 BENCH_CLIP_FACTOR = 0.5
 
+# %% ../nbs/80_benchmark.ipynb #1d05cd24
 def _make(cls, **kw):
     "Construct `cls` with the keyword arguments its signature accepts (APIs differ across dpnotes estimators)."
     ok = inspect.signature(cls).parameters
     return cls(**{k: v for k, v in kw.items() if k in ok})
 
+# %% ../nbs/80_benchmark.ipynb #c3a6a266
 def marginal_distance(X_real, X_syn) -> float:
     "Mean over columns of the total variation distance between real and synthetic marginals (10 quantile bins of the real column)."
     from dpnotes.evaluate import marginal_distances
@@ -164,15 +176,19 @@ def marginal_distance(X_real, X_syn) -> float:
     if A.shape[1] != B.shape[1] or len(B) == 0: return float('nan')
     return float(marginal_distances(A, B).tvd.mean())
 
+# %% ../nbs/80_benchmark.ipynb #f0b79395
 _SCORER = {'model': 'rf'}   # the scorer of the data set being run (set by `run_benchmark`; 'rf' = 100 trees)
 
+# %% ../nbs/80_benchmark.ipynb #e403ad1b
 _CTX = {}   # the split being run (set by `run_benchmark`): the real training rows and the grid of the fidelity metrics
 
+# %% ../nbs/80_benchmark.ipynb #91cd5c82
 def _tstr_of(est_X, est_y, Xb, yb, rng, table:bool=True):
     "TSTR scores, the marginal distance to the test rows and, for a table in the input's units (`table`), its fidelity."
     with warnings.catch_warnings():
         warnings.simplefilter('ignore')
-        out = dict(tstr(est_X, est_y, Xb, yb, model=_SCORER['model'], rng=rng), marginal_tvd=marginal_distance(Xb, est_X))
+        out = dict(tstr(est_X, est_y, Xb, yb, model=_SCORER['model'], rng=rng),
+                   marginal_tvd=marginal_distance(Xb, est_X))
     return dict(out, **(_fidelity(est_X, est_y) if table else {}))
 
 # %% ../nbs/80_benchmark.ipynb #cb000001
@@ -182,6 +198,7 @@ def bench_schema(columns, bounds, classes, label:str='__label__') -> dict:
     cols[label] = dict(kind='categorical', categories=list(classes))
     return cols
 
+# %% ../nbs/80_benchmark.ipynb #1b227205
 def _fidelity(est_X, est_y) -> dict:
     "`table_fidelity` of a release against the real training rows of the split being run (prefix `fid_`)."
     if 'real' not in _CTX: return {}
@@ -203,6 +220,7 @@ def _m_suffstat(kind='doc', clip_factor=None):
         return dict(_tstr_of(Xs, ys, Xb, yb, rng), **fit)
     return run
 
+# %% ../nbs/80_benchmark.ipynb #dda9a383
 def _m_gauss(which):
     def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
         from dpnotes.gauss import RONGauss, PCAGauss
@@ -222,16 +240,20 @@ def _m_dprp(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     Xs, ys = m.fit_release(Xa, ya)
     return _tstr_of(Xs, ys, m.transform(Xb), yb, rng, table=False)
 
+# %% ../nbs/80_benchmark.ipynb #893247dd
 def _m_dpsyn(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     from dpnotes.dpsyn import DPSyn
-    m = _make(DPSyn, epsilon=eps, delta=1e-5, bounds=bounds, classes=classes, rng=rng, sampler=sampler, progress=False).fit(Xa, ya)
+    m = _make(DPSyn, epsilon=eps, delta=1e-5, bounds=bounds, classes=classes, rng=rng, sampler=sampler,
+              progress=False).fit(Xa, ya)
     Xs, ys = m.sample(len(Xa), rng=rng)
     return _tstr_of(Xs, ys, Xb, yb, rng)
 
+# %% ../nbs/80_benchmark.ipynb #0d9de084
 def _m_dplr(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
     m = DPLogReg(eps, 1e-5, bounds=bounds, classes=classes, rng=rng, sampler=sampler).fit(Xa, ya)
     cl = np.asarray(classes)
-    return dict(accuracy=float(np.mean(m.predict(Xb) == yb.to_numpy())), auprc=auprc(yb.to_numpy(), m.predict_proba(Xb), cl))
+    return dict(accuracy=float(np.mean(m.predict(Xb) == yb.to_numpy())),
+                auprc=auprc(yb.to_numpy(), m.predict_proba(Xb), cl))
 
 # %% ../nbs/80_benchmark.ipynb #cb000004
 def copula_kinds(name:str, columns) -> dict:
@@ -240,8 +262,9 @@ def copula_kinds(name:str, columns) -> dict:
     except Exception: sch = {}
     return {c: 'integer' if '=' in c or (c in sch and sch[c].kind == 'integer') else 'numeric' for c in columns}
 
-def _m_copula(kind='doc', **opts):
-    "Runner of `CopulaGauss` on the design matrix (complete: the loader imputes), the label a categorical column."
+# %% ../nbs/80_benchmark.ipynb #ddf492e8
+def _m_copula(kind='doc', model=None, **opts):
+    "Runner of `CopulaGauss` (or the subclass `model`) on the design matrix (complete: the loader imputes), the label a categorical column."
     def run(eps, Xa, ya, Xb, yb, bounds, classes, rng, sampler, name=None):
         b = bounds if kind == 'doc' else public_bounds(name, Xa.columns, 'pow10')
         kinds, lab = copula_kinds(name, Xa.columns), '__label__'
@@ -249,22 +272,30 @@ def _m_copula(kind='doc', **opts):
         cols[lab] = dict(kind='categorical', categories=list(classes))
         df = Xa.copy(); df[lab] = np.asarray(ya)
         t0, c0 = time.perf_counter(), time.process_time()
-        kw = {'atoms': False, 'sums_share': 0.5, 'clip_factor': 0.5, **opts}   # `Copula` and its levers: the copula's settings of its first runs (the shipped defaults: 'Copula (sums 0.9, κ 0.25, atoms threshold)')
-        m = CopulaGauss(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler, complete=list(Xa.columns), **kw).fit(df)
+        kw = {'atoms': False, 'sums_share': 0.5, 'clip_factor': 0.5, **opts}   # `Copula` and its levers: the
+                                                                               # copula's settings of its
+                                                                               # first runs (the shipped
+                                                                               # defaults: 'Copula (sums 0.9,
+                                                                               # κ 0.25, atoms threshold)')
+        m = (model or CopulaGauss)(cols, eps, 1e-5, label=lab, rng=rng, sampler=sampler,
+                                   complete=list(Xa.columns), **kw).fit(df)
         out = m.sample(len(Xa))
         fit = dict(fit_seconds=time.perf_counter() - t0, fit_cpu_seconds=time.process_time() - c0)
-        Xs = out[list(Xa.columns)].astype(float); ys = pd.Series(list(out[lab]), name=getattr(ya, 'name', None)).astype(np.asarray(ya).dtype)
+        Xs = out[list(Xa.columns)].astype(float)
+        ys = pd.Series(list(out[lab]), name=getattr(ya, 'name', None)).astype(np.asarray(ya).dtype)
         return dict(_tstr_of(Xs, ys, Xb, yb, rng), **fit)
     return run
 
 # %% ../nbs/80_benchmark.ipynb #cb000005
 METHODS = {'SuffStatGauss': _m_suffstat('doc', BENCH_CLIP_FACTOR),
            'SuffStatGauss (pow10 bounds)': _m_suffstat('pow10', BENCH_CLIP_FACTOR),
-           'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn, 'DP-LR': _m_dplr,
+           'RON-Gauss': _m_gauss('ron'), 'PCA-Gauss': _m_gauss('pca'), 'DPRP': _m_dprp, 'DP-SYN': _m_dpsyn,
+           'DP-LR': _m_dplr,
            'Copula': _m_copula(),
            # copula-gauss as shipped (its defaults spelled out), and with power-of-ten bounds
            'Copula (sums 0.9, κ 0.25, atoms threshold)': _m_copula(atoms='threshold', sums_share=0.9, clip_factor=0.25),
-           'Copula (sums 0.9, κ 0.25, atoms threshold, pow10 bounds)': _m_copula('pow10', atoms='threshold', sums_share=0.9,
+           'Copula (sums 0.9, κ 0.25, atoms threshold, pow10 bounds)': _m_copula('pow10', atoms='threshold',
+                                                                                 sums_share=0.9,
                                                                   clip_factor=0.25)}
 
 # %% ../nbs/80_benchmark.ipynb #5e6c4ad3
@@ -273,6 +304,7 @@ def _mean_se(d) -> tuple:
     d = pd.Series(d, dtype=float).dropna()
     return (float(d.mean()) if len(d) else np.nan), (float(d.std(ddof=1) / math.sqrt(len(d))) if len(d) > 1 else np.nan)
 
+# %% ../nbs/80_benchmark.ipynb #ada5acf6
 def paired_diff(a:pd.DataFrame, b:pd.DataFrame, metrics=('accuracy',), by:str='dataset') -> pd.DataFrame:
     """Per value of `by`: the splits `a` and `b` share (rows matched on `by` and `repeat`), and per metric the mean of the
     per-split differences a − b (`d_<metric>`), its standard error (`se_<metric>`) and the number of splits where both
@@ -286,12 +318,15 @@ def paired_diff(a:pd.DataFrame, b:pd.DataFrame, metrics=('accuracy',), by:str='d
             d = g[m].astype(float) - g[f'{m}_b'].astype(float)
             row[f'd_{m}'], row[f'se_{m}'] = _mean_se(d); row[f'n_{m}'] = int(d.notna().sum())
         rows.append(row)
-    return pd.DataFrame(rows, columns=[by, 'splits', 'repeats'] + [f'{x}_{m}' for m in metrics for x in ('d', 'se', 'n')])
+    return pd.DataFrame(rows,
+                        columns=[by, 'splits', 'repeats'] + [f'{x}_{m}' for m in metrics for x in ('d', 'se', 'n')])
 
 # %% ../nbs/80_benchmark.ipynb #cb000020
 FIDELITY = ['accuracy', 'fid_tvd_1way', 'fid_tvd_2way', 'fid_corr_diff', 'fid_on_bound', 'fid_on_bound_error']
 
-def lever_table(runs:pd.DataFrame, base:str='Copula', epsilon:float=1.0, metric:str='fid_tvd_2way', others=None) -> pd.DataFrame:
+# %% ../nbs/80_benchmark.ipynb #edd421a8
+def lever_table(runs:pd.DataFrame, base:str='Copula', epsilon:float=1.0, metric:str='fid_tvd_2way',
+                others=None) -> pd.DataFrame:
     """Paired comparison of each variant with `base` on the splits where both finished, per data set: mean difference
     (variant − base) of `metric` and of accuracy, with standard errors, and the rule's verdict: 'adopt' when the
     metric is lower by more than 2 SE on at least half the data sets and accuracy is never lower by more than 0.01."""
@@ -304,23 +339,27 @@ def lever_table(runs:pd.DataFrame, base:str='Copula', epsilon:float=1.0, metric:
     t = pd.DataFrame(rows, columns=['variant', 'dataset', 'splits', 'diff', 'se', 'acc_diff', 'acc_se'])
     if t.empty: return t
     t['better'] = t['diff'] < -2 * t['se']
-    ok = t.groupby('variant').apply(lambda g: bool(g.better.mean() >= 0.5 and (g.acc_diff >= -0.01).all()), include_groups=False)
+    ok = t.groupby('variant').apply(lambda g: bool(g.better.mean() >= 0.5 and (g.acc_diff >= -0.01).all()),
+                                    include_groups=False)
     t['verdict'] = t.variant.map(lambda v: 'adopt' if ok[v] else 'keep default')
     return t
 
 # %% ../nbs/80_benchmark.ipynb #4c1a0b70
 MAX_BINS = 10
 
+# %% ../nbs/80_benchmark.ipynb #b9fa7744
 def n_bins(lower, upper, max_bins:int=MAX_BINS, integer=None) -> np.ndarray:
     """Bins per column from public bounds: one per integer where both bounds are integers at most `max_bins` − 1 apart
     (and, if the public mask `integer` is given, the column is integer-valued), else `max_bins` equal-width bins."""
     lo, hi = np.asarray(lower, float), np.asarray(upper, float)
     return np.where(_integer_bins(lo, hi, max_bins, integer), hi - lo + 1, max_bins).astype(int)
 
+# %% ../nbs/80_benchmark.ipynb #36036993
 def _integer_bins(lo, hi, max_bins, integer=None):
     ok = (lo == np.round(lo)) & (hi == np.round(hi)) & (hi - lo + 1 <= max_bins)
     return ok if integer is None else ok & np.asarray(integer, bool)
 
+# %% ../nbs/80_benchmark.ipynb #8d89a2e3
 def discretise(X, bounds, max_bins:int=MAX_BINS, integer=None) -> pd.DataFrame:
     "Integer codes 0..B−1 per column on bins fixed by the public `bounds` (values outside go to the end bins); same columns as `X`."
     lo, hi = (np.asarray(b, float) for b in bounds)
@@ -329,6 +368,7 @@ def discretise(X, bounds, max_bins:int=MAX_BINS, integer=None) -> pd.DataFrame:
     cols = X.columns if isinstance(X, pd.DataFrame) else range(A.shape[1])
     return pd.DataFrame(np.clip(codes, 0, B - 1).astype(int), columns=cols)
 
+# %% ../nbs/80_benchmark.ipynb #757029cc
 def undiscretise(codes, bounds, max_bins:int=MAX_BINS, rng=None, integer=None) -> pd.DataFrame:
     """Codes back to values: the integer itself, or a value in the equal-width bin: its centre (`rng` None) or a uniform
     draw inside it from the generator `rng` (post-processing of the released codes)."""
@@ -343,11 +383,13 @@ PEER_METHODS = {'MST': ('smartnoise', 'mst'), 'AIM': ('smartnoise', 'aim'),
                 'DP-LR (diffprivlib)': ('diffprivlib', 'dp-lr'), 'DP-NB (diffprivlib)': ('diffprivlib', 'dp-nb')}
 _SYNTHS = ('mst', 'aim')
 
+# %% ../nbs/80_benchmark.ipynb #9888e0fb
 def peer_runner() -> Path:
     "Path of `benchmarks/peers/run_peer.py` in this checkout (the script a peer's python runs)."
     import dpnotes
     return Path(dpnotes.__file__).resolve().parents[1] / 'benchmarks' / 'peers' / 'run_peer.py'
 
+# %% ../nbs/80_benchmark.ipynb #6826b61c
 def find_peers(root=None) -> dict:
     "{peer method: python of its venv} for the venvs that exist under `root` (default: $DPNOTES_PEERS; none if unset)."
     import os
@@ -375,9 +417,13 @@ def _peer_files(kind, epsilons, Xa, ya, Xb, bounds, cl, lab, tmp, train, meta, i
                    classes=[c.item() if hasattr(c, 'item') else c for c in cl]), open(meta, 'w'))
     return [list(epsilons)]                                  # fast: all ε in one process
 
-PEER_DECODE = ('uniform', 'centre')   # how a marginal synthesiser's bin codes become values: uniform draw inside the bin, or its centre
+# %% ../nbs/80_benchmark.ipynb #682f6d82
+PEER_DECODE = ('uniform', 'centre')   # how a marginal synthesiser's bin codes become values: uniform draw
+                                      # inside the bin, or its centre
 
-def _peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed, decode=('uniform',), integer=None) -> list:
+# %% ../nbs/80_benchmark.ipynb #be63392f
+def _peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed, decode=('uniform',),
+                integer=None) -> list:
     """The rows of one peer fit at ε = `e` (a synthesiser: one per way of decoding its codes in `decode`, column `decode`),
     scored like every dpnotes method, or the failure recorded."""
     row = dict(epsilon=float(e), accuracy=np.nan, auprc=np.nan, marginal_tvd=np.nan, fit_seconds=np.nan,
@@ -388,11 +434,14 @@ def _peer_score(e, done, err, wall, kind, Xa, ya, Xb, yb, bounds, cl, lab, seed,
     row.update(fit_seconds=float(d['seconds']), fit_cpu_seconds=float(d.get('cpu_seconds', np.nan)), error='')
     if kind not in _SYNTHS:
         P = out.to_numpy(float)
-        return [dict(row, accuracy=float(np.mean(cl[np.argmax(P, 1)] == np.asarray(yb))), auprc=auprc(np.asarray(yb), P, cl))]
+        return [dict(row, accuracy=float(np.mean(cl[np.argmax(P, 1)] == np.asarray(yb))),
+                     auprc=auprc(np.asarray(yb), P, cl))]
     ys = pd.Series(cl[out[lab].to_numpy()], name=getattr(ya, 'name', None))
     rows = []
-    for k in decode:   # the uniform draw is seeded by the split's peer seed: public post-processing of the released codes
-        Xs = undiscretise(out[list(Xa.columns)], bounds, rng=np.random.default_rng([seed, 2]) if k == 'uniform' else None,
+    for k in decode:   # the uniform draw is seeded by the split's peer seed: public post-processing of the
+                       # released codes
+        Xs = undiscretise(out[list(Xa.columns)], bounds,
+                          rng=np.random.default_rng([seed, 2]) if k == 'uniform' else None,
                           integer=integer)
         Xs.columns = Xa.columns
         rows.append(dict(row, decode=k, **_tstr_of(Xs, ys, Xb, yb, np.random.default_rng([seed, 1]))))
@@ -452,6 +501,7 @@ def _bench_args(methods, repeats, skip, limit, only_eps, peers, trees) -> tuple:
             print(f"skipping peer {m}: no python at {py} (create its venv: benchmarks/peers/README.md)"); peers.pop(m)
     return methods, skip, limit, only_eps, peers, trees
 
+# %% ../nbs/80_benchmark.ipynb #73b685d5
 def _run_one(meth, eps, split, bounds, classes, sampler, name, seed, rep, base) -> dict:
     "One dpnotes method on one split at one ε: its row (a failure is recorded, never raised: a harness must finish)."
     Xa, Xb, ya, yb = split
@@ -472,14 +522,19 @@ def _bench_table(name:str, max_n, seed:int) -> tuple:
         X, y = X.iloc[i].reset_index(drop=True), y.iloc[i].reset_index(drop=True)
     return X, y, public_bounds(name, X.columns), sorted(ds.label_names)   # documented label values, never read from y
 
+# %% ../nbs/80_benchmark.ipynb #a9a89d9d
 def _split(X, y, name:str, rep:int, seed:int) -> tuple:
     "(Xa, Xb, ya, yb): train/test split `rep` of table `name`, from the seed, the name and `rep` alone (every method and peer gets it)."
-    return train_test_split_df(X, y, rng=np.random.default_rng(np.random.SeedSequence([seed, zlib.crc32(name.encode()), rep])))
+    return train_test_split_df(X, y,
+                               rng=np.random.default_rng(np.random.SeedSequence([seed,
+                                                                                 zlib.crc32(name.encode()), rep])))
 
+# %% ../nbs/80_benchmark.ipynb #8faef3b2
 def _peer_seed(seed:int, rep:int, meth:str) -> int:
     "The seed a peer is given on split `rep` (from the split and the peer's name)."
     return int(np.random.default_rng([seed, rep, zlib.crc32(meth.encode())]).integers(2**31 - 1))
 
+# %% ../nbs/80_benchmark.ipynb #523fc834
 def _references(Xa, Xb, ya, yb, seed:int, rep:int, base:dict) -> list:
     "The non-private and majority rows of one split."
     t0 = time.perf_counter()
@@ -488,6 +543,7 @@ def _references(Xa, Xb, ya, yb, seed:int, rep:int, base:dict) -> list:
     return [dict(base, method='non-private', epsilon=np.inf, seconds=time.perf_counter() - t0, **r),
             dict(base, method='majority', epsilon=np.inf, accuracy=maj, auprc=np.nan, seconds=0.0)]
 
+# %% ../nbs/80_benchmark.ipynb #54301c4e
 def _peer_rows(meth, python, eps, split, bounds, classes, seed:int, rep:int, base:dict, timeout:float, bar) -> list:
     "The rows of one peer on one split (its seed from the split and its name)."
     Xa, Xb, ya, yb = split
@@ -548,12 +604,15 @@ def summarise(runs:pd.DataFrame, min_gap:float=0.02) -> pd.DataFrame:
     for c in ('marginal_tvd', 'fit_seconds', 'fit_cpu_seconds', 'error'):
         if c not in runs: runs[c] = np.nan if c != 'error' else ''
     runs['_timeout'] = runs.error.astype(str).str.contains('timed out').astype(int)
-    ref = runs[runs.method.isin(['majority', 'non-private'])].pivot_table(index=['dataset', 'repeat'], columns='method', values='accuracy')
+    ref = runs[runs.method.isin(['majority', 'non-private'])].pivot_table(index=['dataset', 'repeat'],
+                                                                          columns='method', values='accuracy')
     dp = runs[~runs.method.isin(['majority', 'non-private'])].join(ref, on=['dataset', 'repeat'])
     g = dp.groupby(['dataset', 'epsilon', 'method'])
-    out = g.agg(accuracy=('accuracy', 'mean'), acc_se=('accuracy', lambda a: a.std(ddof=1) / np.sqrt(a.count()) if a.count() > 1 else np.nan),
+    out = g.agg(accuracy=('accuracy', 'mean'),
+                acc_se=('accuracy', lambda a: a.std(ddof=1) / np.sqrt(a.count()) if a.count() > 1 else np.nan),
                 auprc=('auprc', 'mean'), marginal_tvd=('marginal_tvd', 'mean'), majority=('majority', 'mean'),
-                non_private=('non-private', 'mean'), seconds=('seconds', 'mean'), fit_seconds=('fit_seconds', 'mean'), fit_cpu_seconds=('fit_cpu_seconds', 'mean'),
+                non_private=('non-private', 'mean'), seconds=('seconds', 'mean'),
+                fit_seconds=('fit_seconds', 'mean'), fit_cpu_seconds=('fit_cpu_seconds', 'mean'),
                 runs=('accuracy', 'count'), failed=('accuracy', lambda a: int(a.isna().sum())),
                 timed_out=('_timeout', 'sum')).reset_index()
     gap = out.non_private - out.majority
@@ -580,7 +639,8 @@ def plot_benchmark(summary:pd.DataFrame, path=None):
         s = summary[summary.dataset == nm]
         for meth, t in s.groupby('method'):
             peer = meth in PEER_METHODS                           # peers: dashed, square markers
-            ax.plot(t.epsilon, t.accuracy, marker='s' if peer else 'o', ms=3, ls='--' if peer else '-', color=colour[meth],
+            ax.plot(t.epsilon, t.accuracy, marker='s' if peer else 'o', ms=3, ls='--' if peer else '-',
+                    color=colour[meth],
                     lw=2 if meth == 'SuffStatGauss' else 1.2, label=meth)
         ax.axhline(s.majority.mean(), color='k', ls=':', lw=1, label='majority')
         ax.axhline(s.non_private.mean(), color='k', ls='--', lw=1, label='non-private')
@@ -644,20 +704,25 @@ def paired_table(runs:pd.DataFrame, ours:str='SuffStatGauss', epsilon:float=1.0,
             if both.empty: continue
             k = len(both); mean, se = _mean_se(both[ours] - both[m])
             verdict = 'not separated' if k < 2 or not abs(mean) > 2 * se else ('ahead' if mean > 0 else 'behind')
-            rows.append(dict(dataset=ds, other=m, splits=k, ours=float(both[ours].mean()), other_acc=float(both[m].mean()),
+            rows.append(dict(dataset=ds, other=m, splits=k, ours=float(both[ours].mean()),
+                             other_acc=float(both[m].mean()),
                              diff=mean, diff_se=se, verdict=verdict, peer=m in PEER_METHODS))
     return pd.DataFrame(rows).set_index(['dataset', 'other'])
 
 # %% ../nbs/80_benchmark.ipynb #pf000001
-PEER_METRICS = {'fid_tvd_1way': ('1-way TVD', -1), 'fid_tvd_2way': ('2-way TVD', -1), 'accuracy': ('TSTR acc', 1)}   # sign: +1 higher is better
+PEER_METRICS = {'fid_tvd_1way': ('1-way TVD', -1), 'fid_tvd_2way': ('2-way TVD', -1),
+                'accuracy': ('TSTR acc', 1)}   # sign: +1 higher is better
 
-def peer_fidelity_table(peer_runs:pd.DataFrame, runs:pd.DataFrame, decode:str='uniform', ours=('Copula', 'SuffStatGauss'),
+# %% ../nbs/80_benchmark.ipynb #ae992814
+def peer_fidelity_table(peer_runs:pd.DataFrame, runs:pd.DataFrame, decode:str='uniform',
+                        ours=('Copula', 'SuffStatGauss'),
                         epsilon:float=1.0) -> pd.DataFrame:
     """Per data set and peer: the peer's mean 1-way TVD, 2-way TVD and TSTR accuracy (rows of `peer_runs` decoded by
     `decode`) beside those of the dpnotes methods `ours` (rows of `runs`) on the same splits, those where the peer has a
     result; and the metrics on which the peer's mean beats every one of `ours`, with the paired difference to the best
     of them (± its standard error over the splits)."""
-    p = peer_runs[(peer_runs.decode == decode) & np.isclose(peer_runs.epsilon.astype(float), epsilon) & peer_runs.method.isin(list(PEER_METHODS))]
+    p = peer_runs[(peer_runs.decode == decode) & np.isclose(peer_runs.epsilon.astype(float), epsilon)
+                  & peer_runs.method.isin(list(PEER_METHODS))]
     r = runs[np.isclose(runs.epsilon.astype(float), epsilon) & runs.method.isin(list(ours))]
     rows = []
     for (ds, pm), g in p.groupby(['dataset', 'method'], sort=False):

@@ -13,16 +13,16 @@ from fastcore.basics import patch
 from scipy.linalg.blas import dsyrk
 from scipy.special import ndtr, ndtri
 from .privacy import (as_rng, check_epsilon, check_delta, check_positive, check_int, check_sampler, add_gaussian,
-                             gaussian_sigma_analytic, dp_quantile, clip_rows, BOUND_GRID, zcdp_rho)
+                             gaussian_sigma_analytic, clip_rows, zcdp_rho)
 from .moments import is_dask, have_dask, partition_rngs
 
 # %% auto #0
 __all__ = ['ATOMS', 'SENSITIVITY', 'SCORE_BITS', 'SCALE_CUTS', 'ROWS_PER_PARTITION', 'copula_rho', 'column_states', 'check_atoms',
            'atom_states', 'n_states', 'state_codes', 'project_simplex', 'HIST_SENSITIVITY', 'released_cdf',
            'normal_scores', 'score_stats', 'add_score_stats', 'score_totals', 'shrink_rule', 'to_correlation',
-           'auto_bins', 'copula_min_rows', 'clip_rule', 'coarse_rule', 'coarse_groups', 'tree_estimate', 'CopulaGauss',
-           'atom_threshold', 'atom_count', 'atoms_possible', 'drop_weak_atoms', 'check_missing', 'declared_complete',
-           'missing_count', 'missing_threshold', 'drop_weak_missing', 'denoise_means']
+           'auto_bins', 'copula_min_rows', 'CopulaGauss', 'atom_threshold', 'atom_count', 'atoms_possible',
+           'drop_weak_atoms', 'check_missing', 'declared_complete', 'missing_count', 'missing_threshold',
+           'drop_weak_missing']
 
 # %% ../nbs/26_copula.ipynb #af85a370
 def copula_rho(epsilon:float, delta:float) -> float:
@@ -35,7 +35,8 @@ def column_states(spec:dict, bins:int=40, max_states:int=128, missing:bool=True,
     kind = spec.get('kind')
     if kind == 'categorical':
         return dict(kind='categorical', values=list(spec['categories']), missing=bool(missing))
-    if kind not in ('numeric', 'integer'): raise ValueError(f"kind must be 'categorical', 'integer' or 'numeric', got {kind!r}")
+    if kind not in ('numeric', 'integer'): raise ValueError("kind must be 'categorical', 'integer' or "
+                                                            f"'numeric', got {kind!r}")
     lo, hi = float(spec['lower']), float(spec['upper'])
     if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi): raise ValueError("bounds: need finite lower < upper")
     integral = kind == 'integer'
@@ -45,17 +46,21 @@ def column_states(spec:dict, bins:int=40, max_states:int=128, missing:bool=True,
     e = np.linspace(lo, hi, check_int(bins, 'bins') + 1) if edges is None else np.unique(np.asarray(edges, float))
     return dict(kind='bins', edges=e, integer=integral, lower=lo, upper=hi, missing=bool(missing), atoms=bool(atoms))
 
+# %% ../nbs/26_copula.ipynb #7abff9c4
 ATOMS = ('threshold', 'merge')   # the values of `atoms` besides False and True
 
+# %% ../nbs/26_copula.ipynb #67244e60
 def check_atoms(value, name:str='atoms'):
     "`value` if it is a valid `atoms` setting (False, True, 'threshold' or 'merge'); else a ValueError naming the parameter `name`."
     if isinstance(value, (bool, np.bool_)) or (isinstance(value, str) and value in ATOMS): return value
     raise ValueError(f"{name} must be False, True, 'threshold' or 'merge', got {value!r}")
 
+# %% ../nbs/26_copula.ipynb #b54a4fe7
 def atom_states(st:dict) -> tuple:
     "(lower, upper): where a binned column's atoms sit among its non-missing states (the lower atom, the bins, the upper atom); () without atoms."
     return (0, len(st['edges'])) if st['kind'] == 'bins' and st.get('atoms') else ()
 
+# %% ../nbs/26_copula.ipynb #b8c6048f
 def n_states(st:dict) -> int:
     "Number of states of a column (the missing state included)."
     core = len(st['edges']) - 1 + len(atom_states(st)) if st['kind'] == 'bins' else len(st['values'])
@@ -68,19 +73,23 @@ def _category_codes_loop(values, cats, lut:dict, name:str) -> np.ndarray:
     for r, v in enumerate(values):
         if v is None or (not isinstance(v, str) and pd.isna(v)): continue
         i = lut.get(v, lut.get(str(v)))
-        if i is None: raise ValueError(f"column {name!r}: a value outside the schema's categories; add it to the schema or remove those rows")
+        if i is None: raise ValueError(f"column {name!r}: a value outside the schema's categories; add it to "
+                                       "the schema or remove those rows")
         out[r] = i
     return out
 
+# %% ../nbs/26_copula.ipynb #f52e3712
 # types within which equal values have equal text: the rule then gives one code per distinct value
 _SAME_TEXT = (str, int, bool, np.str_, np.int64, np.int32, np.bool_)
 
+# %% ../nbs/26_copula.ipynb #a1c43100
 def _category_codes(values, cats, name:str):
     lut = {}
     for i, v in enumerate(cats): lut.setdefault(v, i); lut.setdefault(str(v), i)
     dt = getattr(values, 'dtype', None)
     typed = isinstance(dt, pd.CategoricalDtype) or (dt != object and pd.api.types.is_string_dtype(dt))
-    if isinstance(values, pd.Series) and typed:              # every cell is one of `uniq` (str, or a category) or missing
+    if isinstance(values, pd.Series) and typed:              # every cell is one of `uniq` (str, or a
+                                                             # category) or missing
         k, uniq = pd.factorize(values)
         codes = _category_codes_loop(np.asarray(uniq, dtype=object), cats, lut, name)
         return np.where(k < 0, -1, codes[np.maximum(k, 0)])
@@ -102,10 +111,12 @@ def state_codes(values, st:dict, name:str='column') -> tuple:
         c = _category_codes(v, st['values'], name); w = np.full(len(v), 0.5)
     else:
         x = pd.to_numeric(v, errors='coerce').to_numpy(dtype=float)
-        if np.any(np.isnan(x) & v.notna().to_numpy()): raise ValueError(f"column {name!r}: holds non-numbers; the schema says numeric")
+        if np.any(np.isnan(x) & v.notna().to_numpy()): raise ValueError(f"column {name!r}: holds "
+                                                                        "non-numbers; the schema says numeric")
         miss = np.isnan(x); x = np.clip(np.where(miss, st['lower'], x), st['lower'], st['upper'])
         if st['kind'] == 'values':
-            c = np.clip(np.rint(x) - st['values'][0], 0, len(st['values']) - 1).astype(np.int64); w = np.full(len(v), 0.5)
+            c = np.clip(np.rint(x) - st['values'][0], 0, len(st['values']) - 1).astype(np.int64)
+            w = np.full(len(v), 0.5)
         else:
             e = st['edges']; c = np.clip(np.searchsorted(e, x, side='right') - 1, 0, len(e) - 2)
             w = np.clip((x - e[c]) / (e[c + 1] - e[c]), 0.0, 1.0)
@@ -114,7 +125,8 @@ def state_codes(values, st:dict, name:str='column') -> tuple:
                 c = np.where(lo, a0, np.where(hi, a1, c + a0 + 1)); w = np.where(lo | hi, 0.5, w)
         c = np.where(miss, -1, c); w = np.where(miss, 0.5, w)
     if not st['missing']:
-        if np.any(c < 0): raise ValueError(f"column {name!r}: has missing cells but was declared without a missing state")
+        if np.any(c < 0): raise ValueError(f"column {name!r}: has missing cells but was declared without a "
+                                           "missing state")
         return c, w
     return c + 1, w
 
@@ -127,6 +139,7 @@ def project_simplex(v, total:float=1.0) -> np.ndarray:
     r = k[u - css / k > 0][-1]
     return np.maximum(v - css[r - 1] / r, 0.0)
 
+# %% ../nbs/26_copula.ipynb #2abae263
 def HIST_SENSITIVITY(d:int) -> float:
     "L2 sensitivity of all d histograms jointly under replace-one neighbours: one row leaves one state and enters another in each column."
     return math.sqrt(2 * d)
@@ -137,6 +150,7 @@ def released_cdf(p) -> np.ndarray:
     p = np.asarray(p, float)
     return np.cumsum(p) - p
 
+# %% ../nbs/26_copula.ipynb #9e661957
 def normal_scores(codes, pos, p, cut:float=5.0) -> np.ndarray:
     "z = Φ⁻¹(F(s⁻) + w p_s) for states `codes` at positions `pos`, through released probabilities `p`; |z| ≤ `cut`."
     F = released_cdf(p)
@@ -159,6 +173,7 @@ _LIMB = 21                            # three limbs of 21 bits: their products s
 _LIMB_ROWS = 2 ** (53 - 2 * _LIMB)    # rows whose limb products float64 adds exactly (2^11 · 2^42 = 2^53)
 _FOLD = 512                           # blocks added in int64 before moving to Python integers (512 · 2^53 = 2^62)
 
+# %% ../nbs/26_copula.ipynb #6ee693b7
 def _limbs(Z) -> np.ndarray:
     "The limbs (l₀ | l₁ | l₂) of q = trunc(2^60 z) = l₀ + 2^21 l₁ + 2^42 l₂, side by side as float64 integers (m × 3d)."
     Z = np.asarray(Z, dtype=float)
@@ -186,11 +201,13 @@ def score_stats(Z, y=None, k:int=1, second:str='pooled') -> dict:
     out['second'] += np.triu(out['second'], 1).transpose(0, 2, 1)   # the lower triangle mirrored (it was 0)
     return out
 
+# %% ../nbs/26_copula.ipynb #89e40e53
 def add_score_stats(parts) -> dict:
     "Exact sum of `score_stats` results (Python integers: any order gives the same totals)."
     parts = list(parts)
     return {key: sum((p[key] for p in parts[1:]), parts[0][key].copy()) for key in parts[0]}
 
+# %% ../nbs/26_copula.ipynb #99317833
 def score_totals(st:dict) -> tuple:
     "(class sums k × d, second moments 1 or k × d × d) as float64 from exact `score_stats`, each total rounded once."
     d = st['sums'].shape[1] // 3; blk = lambda a: slice(a * d, (a + 1) * d)
@@ -205,6 +222,7 @@ def shrink_rule(sigma:float, n:float, d:int) -> float:
     e = 2 * sigma / max(n, 1.0) * math.sqrt(d)
     return e / (1 + e)
 
+# %% ../nbs/26_copula.ipynb #1dbf5ba7
 def to_correlation(S, n:float, shrink:float, floor:float=1e-3) -> np.ndarray:
     "A valid correlation matrix from a noisy second moment S/n: unit diagonal, shrunk by `shrink` towards I, eigenvalues ≥ `floor`."
     C = np.asarray(S, float) / max(n, 1.0)
@@ -224,53 +242,22 @@ def auto_bins(n:int, d:int, rho_h:float, cap:int=40) -> int:
 
 
 # %% ../nbs/26_copula.ipynb #da472337
-def copula_min_rows(d:int, epsilon:float, delta:float=1e-5, tvd:float=0.2, split:float=0.5, scale_share:float=0.1) -> int:
+def copula_min_rows(d:int, epsilon:float, delta:float=1e-5, tvd:float=0.2, split:float=0.5,
+                    scale_share:float=0.1) -> int:
     "Rows needed for a 1-way TVD of about `tvd` per column from d noisy histograms at (ε, δ): n ≥ σ₁/(1.25 tvd²), public inputs only."
     rho_h = split * (1 - scale_share) * copula_rho(epsilon, delta)
     return int(math.ceil(math.sqrt(check_int(d, 'd') / rho_h) / (1.25 * check_positive(tvd, 'tvd') ** 2)))
 
 
-# %% ../nbs/26_copula.ipynb #ts000005
-def clip_rule(n:int, d:int, epsilon:float, delta:float=1e-5) -> float:
-    "κ of the scores' radius: 0.25 below `copula_min_rows(d, ε, δ)` (noise dominates: rows near the sphere), else 0.5; public inputs only."
-    return 0.25 if n < copula_min_rows(d, epsilon, delta) else 0.5
-
-# %% ../nbs/26_copula.ipynb #282677e8
-def coarse_rule(n:int, d:int, rho_h:float, share:float=0.5) -> int:
-    "Groups B* = √(1.25 n/σ_c) of a two-level column, σ_c = √(d/(share·ρ_h)) its coarse noise: public inputs only (at least 2)."
-    sigma = math.sqrt(d / (check_positive(share, 'share') * check_positive(rho_h, 'rho_h')))
-    return max(2, int(round(math.sqrt(1.25 * max(n, 1) / sigma))))
-
-def coarse_groups(st:dict, B:int):
-    "Group of each state (the missing state its own group 0) when the column has more than 2B core states, else None."
-    if st['kind'] == 'categorical': return None
-    k = n_states(st) - int(st['missing'])
-    if k <= 2 * B: return None
-    core = np.concatenate([np.full(len(p), i, dtype=np.int64) for i, p in enumerate(np.array_split(np.arange(k), B))])
-    return np.r_[0, core + 1] if st['missing'] else core
-
-
-# %% ../nbs/26_copula.ipynb #480c80d8
-def tree_estimate(fine, coarse, groups, s_fine:float, s_coarse:float) -> np.ndarray:
-    "Fine counts from noisy fine and coarse counts: least-squares group totals, within-group deviations shrunk (positive-part James–Stein) towards an even spread."
-    f, c, g = np.asarray(fine, float), np.asarray(coarse, float), np.asarray(groups)
-    G = len(c); size = np.bincount(g, minlength=G).astype(float); S = np.bincount(g, weights=f, minlength=G)
-    wc, wf = 1.0 / s_coarse ** 2, 1.0 / (np.maximum(size, 1) * s_fine ** 2)
-    total = (wc * c + wf * S) / (wc + wf)
-    dev = f - (S / np.maximum(size, 1))[g]
-    ss = np.bincount(g, weights=dev ** 2, minlength=G)
-    keep = np.clip(1.0 - (size - 1) * s_fine ** 2 / np.maximum(ss, 1e-300), 0.0, 1.0)
-    return (total / np.maximum(size, 1))[g] + keep[g] * dev
-
-
 # %% ../nbs/26_copula.ipynb #e6d3072a
 _DEPENDENCE = ('auto', 'pooled', 'class_means', 'per_class', 'independent')
-_MEAN_SHRINK = (None, 'eb', 'soft')
 
+# %% ../nbs/26_copula.ipynb #2060bd9f
 class CopulaGauss:
     "DP marginals (noisy histograms on public states, missing as a state) + a Gaussian copula of normal scores, under one zCDP budget."
     released_attributes = ('probs_', 'corr_', 'means_', 'covs_', 'edges_', 'rho_', 'budget_', 'sigmas_', 'shrink_')
     public_attributes = ('columns_', 'label_', 'states_', 'n_', 'radius_', 'bins_', 'max_states_', 'dependence_', 'groups_')
+    _range_share = 0.0   # no private ranges: the option was retired (D22); `CopulaJudged` on this page keeps it
 
     def __init__(self,
                  columns:dict,               # public column specs: name -> {'kind', 'categories'} or {'kind', 'lower', 'upper'}
@@ -281,32 +268,27 @@ class CopulaGauss:
                  split:float=0.5,            # share of ρ for the histograms (the rest: the dependence)
                  bins='auto',                # equal-width bins of a numeric column: 'auto' (`auto_bins`: from n, d and the noise) or an int
                  max_states='auto',          # an integer column with at most this many values gets one state per value ('auto': `auto_bins` capped at 128)
-                 coarse=None,                # None: one level; 'auto' (`coarse_rule`) or an int B: a column with > 2B states also gets B groups
-                 coarse_share:float=0.5,     # share of a two-level column's ρ for its coarse level
-                 clip_factor=0.25,           # κ of the public radius R = κ√d of a row of normal scores, or 'auto' (`clip_rule`: public n, d, ε, δ)
+                 clip_factor=0.25,           # κ of the public radius R = κ√d of a row of normal scores
                  sums_share:float=0.9,       # share of the dependence ρ for the class sums ('class_means', 'per_class'); the rest: second moments
-                 mean_shrink=None,           # None | 'eb' | 'soft': post-processing of the class means (`denoise_means`); no privacy cost
                  shrink='auto',              # 'auto' (`shrink_rule`) or a λ in [0, 1]
-                 range_share:float=0.0,      # share of ε for private ranges of the binned numeric columns (0: schema bounds only)
-                 range_tail:float=0.005,     # the ranges are the private range_tail and 1 - range_tail quantiles
                  scale_share:float=0.1,      # share of ρ for the scale ranges of the binned columns (`_scale_ranges`; 0: none)
                  # columns declared (publicly) to have no missing cells: no missing state (also a spec's 'missing': False)
                  complete=(),
                  # 'threshold': a missing state keeps its mass only above `missing_threshold`; True: always kept
                  missing='threshold',
-                 atoms='threshold',          # binned columns also get states exactly on their bounds (public), kept only above `atom_threshold`; 'merge': a weak atom's mass goes to its neighbouring bin; True: always kept; False: none
+                 atoms='threshold',          # binned columns also get states exactly on their bounds (public), kept only above `atom_threshold`; False: none
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler ('safe': the float-safe discrete Gaussian)
                 ):
         self.columns, self.epsilon, self.delta, self.label, self.dependence = columns, epsilon, delta, label, dependence
         self.split, self.bins, self.max_states, self.clip_factor, self.shrink = split, bins, max_states, clip_factor, shrink
-        self.range_share, self.range_tail, self.rng, self.sampler, self.complete = range_share, range_tail, rng, sampler, complete
-        self.coarse, self.coarse_share, self.scale_share, self.sums_share = coarse, coarse_share, scale_share, sums_share
-        self.mean_shrink, self.atoms, self.missing = mean_shrink, atoms, missing
+        self.rng, self.sampler, self.complete, self.scale_share = rng, sampler, complete, scale_share
+        self.sums_share, self.atoms, self.missing = sums_share, atoms, missing
 
 # %% ../nbs/26_copula.ipynb #c5bbfd13
 _SIGMA_MAX = 2.0 ** 52       # a noise scale above this leaves float64 no resolution: every released value is noise
 
+# %% ../nbs/26_copula.ipynb #b81a19f6
 def _check_shares(self:CopulaGauss):
     """Refuse shares of ρ so small that a noise scale σ = √(d / (share·ρ)) exceeds `_SIGMA_MAX` (public inputs only:
     ε, δ, the shares and the number of columns), naming the parameter, instead of failing later inside the fit."""
@@ -319,69 +301,57 @@ def _check_shares(self:CopulaGauss):
             raise ValueError(f"{name}: a share this small gives noise of standard deviation above 2^52 at ε = "
                              f"{self.epsilon:g}; raise it")
 
+# %% ../nbs/26_copula.ipynb #jd000001
+@patch
+def _check_options(self:CopulaGauss):
+    "`atoms` ('threshold' or False) and `clip_factor` (a positive number); True, 'merge' and 'auto' were retired."
+    a = self.atoms
+    if not ((isinstance(a, str) and a == 'threshold') or (isinstance(a, (bool, np.bool_)) and not a)):
+        raise ValueError(f"atoms must be 'threshold' or False, got {a!r} (True and 'merge' were retired: see "
+                         "decisions.html#copula-atoms)")
+    if isinstance(self.clip_factor, str):
+        raise ValueError(f"clip_factor must be a positive number, got {self.clip_factor!r} ('auto' was retired: see "
+                         "decisions.html#copula-clip-factor-auto)")
+    check_positive(self.clip_factor, 'clip_factor')
+
 # %% ../nbs/26_copula.ipynb #5009de21
 @patch
 def _validate(self:CopulaGauss, df):
     "Every check of the parameters and public inputs, in one place; returns the column names."
     check_epsilon(self.epsilon); check_delta(self.delta, allow_zero=False); check_sampler(self.sampler)
-    if self.dependence not in _DEPENDENCE: raise ValueError(f"dependence must be one of {_DEPENDENCE}, got {self.dependence!r}")
-    if not 0 < self.split <= 1: raise ValueError(f"split: the histograms' share of ρ must lie in (0, 1], got {self.split}")
-    if self.dependence != 'independent' and self.split >= 1: raise ValueError("split: leave a share for the dependence (split < 1)")
-    if not 0 <= self.range_share < 1: raise ValueError(f"range_share must lie in [0, 1), got {self.range_share}")
-    if not 0 < self.range_tail < 0.5: raise ValueError(f"range_tail must lie in (0, 0.5), got {self.range_tail}")
+    if self.dependence not in _DEPENDENCE: raise ValueError(f"dependence must be one of {_DEPENDENCE}, got "
+                                                            f"{self.dependence!r}")
+    if not 0 < self.split <= 1: raise ValueError("split: the histograms' share of ρ must lie in (0, 1], got "
+                                                 f"{self.split}")
+    if self.dependence != 'independent' and self.split >= 1: raise ValueError("split: leave a share for the "
+                                                                              "dependence (split < 1)")
     if self.bins != 'auto': check_int(self.bins, 'bins', minimum=2)
-    if self.coarse not in ('auto', None): check_int(self.coarse, 'coarse', minimum=2)
     if not 0 <= self.scale_share < 1: raise ValueError(f"scale_share must lie in [0, 1), got {self.scale_share}")
-    if not 0 < self.coarse_share < 1: raise ValueError(f"coarse_share must lie in (0, 1), got {self.coarse_share}")
     if self.max_states != 'auto': check_int(self.max_states, 'max_states')
-    check_atoms(self.atoms); check_missing(self.missing)
-    if self.clip_factor != 'auto': check_positive(self.clip_factor, 'clip_factor')
+    self._check_options(); check_missing(self.missing)
     if not 0 < self.sums_share < 1: raise ValueError(f"sums_share must lie in (0, 1), got {self.sums_share}")
     _check_shares(self)
-    if not (self.mean_shrink is None or (isinstance(self.mean_shrink, str) and self.mean_shrink in _MEAN_SHRINK)):
-        raise ValueError(f"mean_shrink must be None, 'eb' or 'soft', got {self.mean_shrink!r}")
     if not (self.shrink == 'auto' or (isinstance(self.shrink, (int, float)) and 0 <= self.shrink <= 1)):
         raise ValueError(f"shrink must be 'auto' or a number in [0, 1], got {self.shrink!r}")
     on_dask = is_dask(df)
     if not (isinstance(df, pd.DataFrame) or (on_dask and hasattr(df, 'columns'))):
         raise TypeError(f"data must be a pandas or Dask DataFrame, got {type(df).__name__}")
-    if on_dask and self.range_share > 0:
-        raise ValueError("range_share: the private ranges need a whole column at once; on Dask use range_share=0 "
-                         "(the scale ranges, `scale_share`, work on Dask)")
-    if not isinstance(self.columns, dict) or not self.columns: raise ValueError("columns: pass the public column specs (a non-empty dict)")
+    if not isinstance(self.columns, dict) or not self.columns: raise ValueError("columns: pass the public "
+                                                                                "column specs (a non-empty dict)")
     names = list(self.columns)
     absent = [c for c in names if c not in df.columns]
     if absent: raise ValueError(f"data: columns {absent[:5]} of the specs are not in the table")
-    if self.label is not None and (self.label not in self.columns or self.columns[self.label].get('kind') != 'categorical'):
+    if self.label is not None and (self.label not in self.columns or self.columns[self.label].get('kind')
+                                   != 'categorical'):
         raise ValueError("label: name a categorical column of `columns`")
     if self.dependence in ('per_class', 'class_means') and self.label is None: raise ValueError(f"dependence={self.dependence!r} needs label=")
     if not set(self.complete) <= set(names): raise ValueError("complete: name columns of `columns` only")
     return names
 
-# %% ../nbs/26_copula.ipynb #a35963d5
-def _range_grid(lo:float, hi:float) -> np.ndarray:
-    "Public candidate thresholds inside [lo, hi]: the package's geometric grid there, 100 equal steps, and the bounds."
-    g = BOUND_GRID[(BOUND_GRID > lo) & (BOUND_GRID < hi)]
-    return np.unique(np.r_[lo, g, np.linspace(lo, hi, 101), hi])
-
-@patch
-def _ranges(self:CopulaGauss, df, names, eps_r:float, rng) -> dict:
-    "Edges of the binned numeric columns from private ranges (ε_r shared by 2 selections per column)."
-    st0 = {c: column_states(self.columns[c], self.bins_, self.max_states_) for c in names if c != self.label}
-    cols = [c for c, s in st0.items() if s['kind'] == 'bins']
-    out = {}
-    for c in cols:
-        s = st0[c]; e = eps_r / (2 * len(cols)); g = _range_grid(s['lower'], s['upper'])
-        x = np.clip(pd.to_numeric(df[c], errors='coerce').to_numpy(dtype=float), s['lower'], s['upper'])
-        a = dp_quantile(np.where(np.isnan(x), np.inf, x), self.range_tail, e, g, rng, pull='up')
-        b = dp_quantile(np.where(np.isnan(x), -np.inf, x), 1 - self.range_tail, e, g, rng, pull='down')
-        a, b = min(a, b), max(a, b)
-        out[c] = np.unique(np.r_[s['lower'], np.linspace(a, b, max(self.bins_ - 1, 2)), s['upper']])
-    return out
-
 # %% ../nbs/26_copula.ipynb #0d00d096
 SCALE_CUTS = (0.1, 0.2, 0.5)      # public cuts, as shares of a column's bound width
 
+# %% ../nbs/26_copula.ipynb #b0468518
 @patch
 def _scale_plan(self:CopulaGauss, names) -> tuple:
     "(states before the scale ranges, public cuts of the binned columns): from the specs, `bins_` and `max_states_` only."
@@ -389,16 +359,19 @@ def _scale_plan(self:CopulaGauss, names) -> tuple:
     return st0, {c: s['lower'] + (s['upper'] - s['lower']) * np.array(SCALE_CUTS) for c, s in st0.items()
                  if s['kind'] == 'bins'}
 
+# %% ../nbs/26_copula.ipynb #95a91bfe
 def _scale_cells(values, st:dict, cut) -> np.ndarray:
     "Rows of one column in its 4 scale cells (a missing cell counted at the lower bound): int64 counts."
     lo, hi = st['lower'], st['upper']; x = pd.to_numeric(values, errors='coerce').to_numpy(dtype=float)
     return np.bincount(np.searchsorted(cut, np.clip(np.where(np.isnan(x), lo, x), lo, hi), side='right'), minlength=4)
 
+# %% ../nbs/26_copula.ipynb #726fdf55
 def _scale_edges(st:dict, cut, k:int, bins:int) -> np.ndarray:
     "Edges when the k-th cut is the first with few rows above it: equal bins up to it, the scale cells beyond (public)."
     lo, hi = st['lower'], st['upper']; b = cut[k] if k < len(SCALE_CUTS) else hi
     return np.unique(np.r_[np.linspace(lo, b, bins + 1), cut[k:], hi])
 
+# %% ../nbs/26_copula.ipynb #ffc361bc
 @patch
 def _scale_ranges(self:CopulaGauss, df, names, rho_r:float, rng, cells=None) -> dict:
     "Edges of the binned columns: equal bins up to the smallest scale cut with ≤ 5% of rows (noisy) above it, the scale cells beyond; `cells`: their exact counts when already counted (Dask)."
@@ -429,12 +402,10 @@ def _states(self:CopulaGauss, names, edges:dict, rho_h:float) -> dict:
 # %% ../nbs/26_copula.ipynb #7f2f44f4
 @patch
 def _groups(self:CopulaGauss, rho_h:float) -> dict:
-    "Groups of the two-level columns (public: n, d, ρ_h and the states)."
-    if self.coarse is None: return {}
-    B = coarse_rule(self.n_, len(self.states_), rho_h, self.coarse_share) if self.coarse == 'auto' else int(self.coarse)
-    g = {c: coarse_groups(st, B) for c, st in self.states_.items()}
-    return {c: v for c, v in g.items() if v is not None}
+    "Groups of the two-level columns: none (one level; the two-level option, D4, is `CopulaJudged`'s on the copula page)."
+    return {}
 
+# %% ../nbs/26_copula.ipynb #df59b0b9
 def _noisy_blocks(blocks:dict, sigma:float, rng, sampler:str) -> dict:
     "One Gaussian mechanism over all count vectors in `blocks` jointly (Δ₂ = √(2m) for m columns)."
     if not blocks: return {}
@@ -442,30 +413,32 @@ def _noisy_blocks(blocks:dict, sigma:float, rng, sampler:str) -> dict:
     noisy = add_gaussian(np.concatenate([blocks[c] for c in names]), sigma, rng=rng, sampler=sampler, sensitivity=D)
     return dict(zip(names, np.split(noisy, np.cumsum(sizes)[:-1])))
 
-
 # %% ../nbs/26_copula.ipynb #bc1e8a48
 def atom_threshold(sigma:float, m:int) -> float:
     "τ = σ√(2 ln m): the noisy count an atom state must exceed to keep its mass, for m atom states with noise σ (public inputs)."
     return check_positive(sigma, 'sigma') * math.sqrt(2 * math.log(max(check_int(m, 'm'), 2)))
 
+# %% ../nbs/26_copula.ipynb #b7fed7fb
 def atom_count(states:dict) -> int:
     "m: the number of atom states over all columns of `states` (public), the m of `atom_threshold`."
     return sum(len(atom_states(s)) for s in states.values())
 
+# %% ../nbs/26_copula.ipynb #9fd32e59
 def atoms_possible(states:dict, n:int, sigma:float) -> bool:
     "Whether a thresholded atom could keep its mass at all: states with atoms, and their threshold σ√(2 ln m) below n (public inputs)."
     m = atom_count(states)
     return m > 0 and atom_threshold(sigma, m) < n
 
+# %% ../nbs/26_copula.ipynb #7c83ca97
 def drop_weak_atoms(p, noisy, st:dict, tau:float, merge:bool=False) -> np.ndarray:
     "Released probabilities `p` of one column with each atom state whose noisy count is at most `tau` emptied: set to 0 and the column renormalised, or, with `merge`, its mass given to the neighbouring bin (post-processing)."
     p = np.asarray(p, float).copy(); k = int(st['missing'])
-    for i, step in zip(atom_states(st), (1, -1)):       # the lower atom's neighbour is the first bin, the upper atom's the last
+    for i, step in zip(atom_states(st), (1, -1)):       # the lower atom's neighbour is the first bin, the
+                                                        # upper atom's the last
         if noisy[k + i] <= tau:
             if merge: p[k + i + step] += p[k + i]
             p[k + i] = 0.0
     return p / p.sum() if p.sum() > 0 else p
-
 
 # %% ../nbs/26_copula.ipynb #mi000001
 def check_missing(value, name:str='missing'):
@@ -473,18 +446,22 @@ def check_missing(value, name:str='missing'):
     if value is True or (isinstance(value, str) and value == 'threshold'): return value
     raise ValueError(f"{name} must be 'threshold' or True, got {value!r}")
 
+# %% ../nbs/26_copula.ipynb #13d9db4a
 def declared_complete(columns:dict) -> set:
     "Names of the columns whose public spec declares no missing cell (`'missing': False`)."
     return {c for c, s in columns.items() if isinstance(s, dict) and s.get('missing') is False}
 
+# %% ../nbs/26_copula.ipynb #f3162224
 def missing_count(states:dict) -> int:
     "m: the number of columns of `states` with a missing state (public), the m of `missing_threshold`."
     return sum(int(s['missing']) for s in states.values())
 
+# %% ../nbs/26_copula.ipynb #7d7392d5
 def missing_threshold(sigma:float, m:int) -> float:
     "τ = σ√(2 ln m): the noisy count a missing state must exceed to keep its mass (as `atom_threshold`)."
     return atom_threshold(sigma, m)
 
+# %% ../nbs/26_copula.ipynb #73c5bffa
 def drop_weak_missing(p, noisy, st:dict, tau:float) -> np.ndarray:
     "Released probabilities `p` of one column with its missing state emptied when its noisy count is at most `tau`, the rest renormalised (post-processing)."
     p = np.asarray(p, float).copy()
@@ -495,37 +472,43 @@ def drop_weak_missing(p, noisy, st:dict, tau:float) -> np.ndarray:
 # %% ../nbs/26_copula.ipynb #46e68442
 @patch
 def _histograms(self:CopulaGauss, fine:dict, rho_h:float, rng) -> dict:
-    "Stage 1 from the exact counts `fine` (per column, one per state): ρ_h/d per column; one-level columns in one mechanism, two-level ones in a fine and a coarse one; projected onto the simplex of total n; weak missing states and atoms emptied (post-processing)."
-    names, grp, a = list(fine), self.groups_, self.coarse_share; d = len(names)
-    s1, sf, sc = math.sqrt(d / rho_h), math.sqrt(d / ((1 - a) * rho_h)), math.sqrt(d / (a * rho_h))
-    out = _noisy_blocks({c: v for c, v in fine.items() if c not in grp}, s1, rng, self.sampler)
-    nf = _noisy_blocks({c: fine[c] for c in grp}, sf, rng, self.sampler)
-    nc = _noisy_blocks({c: np.bincount(g, weights=fine[c], minlength=g.max() + 1) for c, g in grp.items()}, sc, rng, self.sampler)
-    out.update({c: tree_estimate(nf[c], nc[c], grp[c], sf, sc) for c in grp})
-    self.sigmas_.update(histograms=s1, **(dict(fine=sf, coarse=sc) if grp else {}))
+    "Stage 1 from the exact counts `fine` (per column, one per state): noisy counts (`_noisy_counts`) projected onto the simplex of total n; weak missing states and atoms emptied (post-processing)."
+    names = list(fine); out, sig = self._noisy_counts(fine, rho_h, rng)
     probs = {c: project_simplex(out[c], self.n_) / self.n_ for c in names}
     m, mm = atom_count(self.states_), missing_count(self.states_)          # atom and missing states (public)
-    sig = lambda c: sf if c in grp else s1
     if self.missing == 'threshold' and mm:
-        probs = {c: drop_weak_missing(probs[c], out[c], self.states_[c], missing_threshold(sig(c), mm)) for c in names}
+        probs = {c: drop_weak_missing(probs[c], out[c], self.states_[c], missing_threshold(sig[c], mm)) for c in names}
     if self.atoms not in ATOMS or m == 0: return probs        # none to threshold (e.g. no binned column)
-    return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sig(c), m), merge=self.atoms == 'merge')
+    return {c: drop_weak_atoms(probs[c], out[c], self.states_[c], atom_threshold(sig[c], m),
+                               merge=self.atoms == 'merge')
             for c in names}
+
+# %% ../nbs/26_copula.ipynb #a34d5a1f
+@patch
+def _noisy_counts(self:CopulaGauss, fine:dict, rho_h:float, rng) -> tuple:
+    "(noisy counts, noise σ) per column: ρ_h/d per column, all columns in one mechanism (σ₁ = √(d/ρ_h))."
+    s1 = math.sqrt(len(fine) / rho_h)
+    out = _noisy_blocks(fine, s1, rng, self.sampler)
+    self.sigmas_.update(histograms=s1)
+    return out, {c: s1 for c in fine}
 
 # %% ../nbs/26_copula.ipynb #cf00d0e7
 def _clipped_scores(codes:dict, pos:dict, probs:dict, cols, radius:float) -> np.ndarray:
     "Rows of normal scores of `cols` through the released marginals `probs`, clipped to the public radius (row by row)."
     return clip_rows(np.column_stack([normal_scores(codes[c], pos[c], probs[c]) for c in cols]), radius)
 
+# %% ../nbs/26_copula.ipynb #7fb5902f
 @patch
 def _scores(self:CopulaGauss, codes:dict, pos:dict, cols) -> np.ndarray:
     "Stage 2 input: rows of normal scores through the RELEASED marginals, clipped to the public radius R."
     return _clipped_scores(codes, pos, self.probs_, cols, self.radius_)
 
+# %% ../nbs/26_copula.ipynb #f4e57dba
 @patch
 def _lam(self:CopulaGauss, sigma:float, n:float, d:int) -> float:
     return shrink_rule(sigma, n, d) if self.shrink == 'auto' else float(self.shrink)
 
+# %% ../nbs/26_copula.ipynb #194c351f
 @patch
 def _pooled(self:CopulaGauss, M, rho_c:float, rng):
     "Noisy Σ zzᵀ (`M`, exact: `score_totals`; Δ₂ = √2 R²) → a shrunk correlation of normal scores."
@@ -534,37 +517,28 @@ def _pooled(self:CopulaGauss, M, rho_c:float, rng):
     self.sigmas_['moments'] = sigma; self.shrink_ = self._lam(sigma, self.n_, d)
     self.corr_ = to_correlation(S, self.n_, self.shrink_)
 
-# %% ../nbs/26_copula.ipynb #ms000002
-def denoise_means(sums, nk, sigma:float, how:str|None=None) -> np.ndarray:
-    "Class means from noisy class sums (noise σ per coordinate) and released sizes `nk`: raw (None), offsets from the size-weighted grand mean shrunk per class by positive-part James–Stein ('eb') or soft-thresholded at √(2 ln dK) noise s.d. ('soft'). Post-processing."
-    s, nk = np.asarray(sums, float), np.asarray(nk, float)
-    m = s / nk[:, None]
-    if how is None: return m
-    if how not in ('eb', 'soft'): raise ValueError(f"mean_shrink must be None, 'eb' or 'soft', got {how!r}")
-    K, d = s.shape; N = nk.sum()
-    g = s.sum(0) / N; off = m - g
-    v = sigma ** 2 * ((1 / nk - 1 / N) ** 2 + (K - 1) / N ** 2)           # noise variance of one offset coordinate
-    if how == 'eb':
-        keep = np.clip(1 - max(d - 2, 0) * v / np.maximum((off ** 2).sum(1), 1e-300), 0.0, 1.0)
-        return g + keep[:, None] * off
-    t = math.sqrt(2 * math.log(max(d * K, 1))) * np.sqrt(v)[:, None]
-    return g + np.sign(off) * np.maximum(np.abs(off) - t, 0.0)
-
-
 # %% ../nbs/26_copula.ipynb #088ad2aa
+@patch
+def _class_means(self:CopulaGauss, sums, nk, sigma:float) -> np.ndarray:
+    "Class means: the noisy class sums over the released class sizes (post-processing; `sigma` unused here)."
+    return np.asarray(sums, float) / np.asarray(nk, float)[:, None]
+
+# %% ../nbs/26_copula.ipynb #20031e4f
 @patch
 def _per_class(self:CopulaGauss, sums, M, rho_c:float, rng):
     "Noisy class sums (`sums`, k × d; Δ₂ = 2R, a share `sums_share` of ρ_c) and class (or pooled, 'class_means') second moments (`M`, k or 1 × d × d; Δ₂ = √2 R², the rest), both exact (`score_totals`) → class means, covariances."
     k, d = len(self.probs_[self.label]), np.shape(sums)[1]; R = self.radius_
     Ds, Dm = SENSITIVITY['sums'](R, d), SENSITIVITY['moments'](R, d)
-    a = self.sums_share; ss, sm = Ds / math.sqrt(2 * a * rho_c), Dm / math.sqrt(2 * (1 - a) * rho_c)   # σ = Δ / √(2 ρ_part)
+    # σ = Δ / √(2
+    # ρ_part)
+    a = self.sums_share; ss, sm = Ds / math.sqrt(2 * a * rho_c), Dm / math.sqrt(2 * (1 - a) * rho_c)
     pooled = self.dependence_ == 'class_means'
     mom = upper_vec(M[0]) if pooled else np.concatenate([upper_vec(M[j]) for j in range(k)])
     sums = add_gaussian(sums, ss, rng=rng, sampler=self.sampler, sensitivity=Ds)
     mom = add_gaussian(mom, sm, rng=rng, sampler=self.sampler, sensitivity=Dm)
     nk = np.maximum(self.probs_[self.label] * self.n_, 1.0)
     self.sigmas_.update(sums=ss, moments=sm); self.shrink_ = self._lam(sm, float(self.n_ if pooled else nk.min()), d)
-    self.means_, self.covs_ = np.clip(denoise_means(sums, nk, ss, self.mean_shrink), -3, 3), []   # post-processing
+    self.means_, self.covs_ = np.clip(self._class_means(sums, nk, ss), -3, 3), []   # post-processing
     W = (from_upper_vec(mom, d) - sum(nk[j] * np.outer(self.means_[j], self.means_[j]) for j in range(k))) / self.n_ if pooled else None
     for j, Mj in enumerate([None] * k if pooled else np.split(mom, k)):
         C = W if pooled else from_upper_vec(Mj, d) / nk[j] - np.outer(self.means_[j], self.means_[j])
@@ -576,6 +550,7 @@ def _column(df, c:str, st:dict):
     "Column `c` of a frame (or partition) as `state_codes` takes it (a typed categorical or string column stays typed)."
     return df[c]
 
+# %% ../nbs/26_copula.ipynb #3301fa35
 @patch
 def _stats_plan(self:CopulaGauss, cols) -> tuple:
     "(states to read, released probabilities, copula columns, radius, label or None, k, 'pooled' | 'per_class'): public."
@@ -585,21 +560,25 @@ def _stats_plan(self:CopulaGauss, cols) -> tuple:
     second = 'per_class' if self.dependence_ == 'per_class' else 'pooled'
     return (read, self.probs_, list(cols), self.radius_, lab, k, second)
 
+# %% ../nbs/26_copula.ipynb #db1aadbe
 def _stats_of(codes:dict, pos:dict, probs:dict, cols, radius:float, label, k:int, second:str) -> dict:
     "Exact `score_stats` of rows given their state codes and positions (in memory: all rows; on Dask: one partition)."
     Z = _clipped_scores(codes, pos, probs, cols, radius)
     return score_stats(Z, None if label is None else codes[label], k, second)
 
+# %% ../nbs/26_copula.ipynb #5bf3d1e7
 def _stats_part(part, read:dict, *plan) -> dict:
     "Pass two on one partition (runs on a worker): its rows' states, normal scores and exact statistics; only these leave it."
     cp = {c: state_codes(_column(part, c, st), st, c) for c, st in read.items()}
     return _stats_of({c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}, *plan)
 
+# %% ../nbs/26_copula.ipynb #cd98b0d6
 def _on_parts(df, fn, args:tuple) -> list:
     "fn(partition, *args) for every partition of the Dask frame `df`, in one `compute`; small results back."
     import dask
     return list(dask.compute(*[dask.delayed(fn)(p, *args) for p in df.to_delayed()]))
 
+# %% ../nbs/26_copula.ipynb #8a6aef9c
 def _dask_rows(df) -> int:
     "The number of rows of a Dask frame (public under replace-one): one counting pass."
     return int(sum(int(k) for k in df.map_partitions(len).compute()))
@@ -611,6 +590,7 @@ def _count_part(part, states:dict, cuts:dict) -> dict:
            for c, st in states.items()}
     return dict(rows=len(part), counts=cnt, cells={c: _scale_cells(part[c], st, cut) for c, (st, cut) in cuts.items()})
 
+# %% ../nbs/26_copula.ipynb #0eb258d4
 def _from_refined(cnt, U, st:dict, name:str) -> np.ndarray:
     "Counts on the states `st` of a binned column from its counts on a refinement: states (missing, value = lower bound, the cells of the edges `U` ⊇ st's edges, value = upper bound). Exact integer sums."
     e = st['edges']; j = np.clip(np.searchsorted(e, U[:-1], side='right') - 1, 0, len(e) - 2)   # cell of U → bin of e
@@ -621,13 +601,15 @@ def _from_refined(cnt, U, st:dict, name:str) -> np.ndarray:
     if cnt[0]: raise ValueError(f"column {name!r}: has missing cells but was declared without a missing state")
     return core
 
+# %% ../nbs/26_copula.ipynb #0a3a43e4
 @patch
 def _dask_counts(self:CopulaGauss, df, names, rho_s:float, rho_h:float, rng) -> dict:
     "Pass one on Dask: exact counts of every column (a binned one on the union of its candidate edges), the scale ranges released from them as in memory, the states fixed; returns the counts on those states."
     pre = self._states(names, {}, rho_h)                        # the kinds and the atoms do not depend on the edges
     st0, cut = self._scale_plan(names) if rho_s > 0 else ({}, {})
     cand = lambda c: ([_scale_edges(st0[c], cut[c], k, self.bins_) for k in range(len(SCALE_CUTS) + 1)]
-                      if c in cut else [pre[c]['edges']])       # the four public forms of the scale ranges, or the edges
+                      if c in cut else [pre[c]['edges']])       # the four public forms of the scale ranges,
+                                                                # or the edges
     U = {c: np.unique(np.concatenate(cand(c))) for c, st in pre.items() if st['kind'] == 'bins'}
     read = {c: column_states(self.columns[c], edges=U[c], atoms=True) if c in U else st for c, st in pre.items()}
     parts = _on_parts(df, _count_part, (read, {c: (st0[c], cut[c]) for c in cut}))
@@ -640,6 +622,27 @@ def _dask_counts(self:CopulaGauss, df, names, rho_s:float, rho_h:float, rng) -> 
             for c in names}
     return {c: v.astype(float) for c, v in fine.items()}
 
+# %% ../nbs/26_copula.ipynb #fx000001
+def _n_rows(df, n, on_dask:bool) -> int:
+    "The public number of rows: counted on Dask (one pass) unless `n` is given, which must match the data."
+    rows = (_dask_rows(df) if n is None else check_int(n, 'n')) if on_dask else len(df)
+    if n is not None and not on_dask and check_int(n, 'n') != rows:
+        raise ValueError("n: differs from the rows of the data")
+    if rows < 2: raise ValueError("data: need at least 2 rows")
+    return rows
+
+# %% ../nbs/26_copula.ipynb #fx000002
+@patch
+def _memory_counts(self:CopulaGauss, df, names, eps_r:float, rho_s:float, rho_h:float, rng) -> tuple:
+    "Pass one in memory: the ranges (if any), the states, every row's state codes and positions, the exact counts."
+    self.edges_ = self._ranges(df, names, eps_r, rng) if eps_r > 0 else {}
+    if rho_s > 0: self.edges_.update(self._scale_ranges(df, names, rho_s, rng))
+    self.states_ = self._states(names, self.edges_, rho_h)
+    cp = {c: state_codes(_column(df, c, self.states_[c]), self.states_[c], c) for c in names}
+    codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
+    fine = {c: np.bincount(codes[c], minlength=n_states(self.states_[c])).astype(float) for c in names}
+    return fine, codes, pos
+
 # %% ../nbs/26_copula.ipynb #a8137da5
 @patch
 def fit(self:CopulaGauss, df, n:int|None=None):
@@ -651,33 +654,24 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     (on Dask it saves a counting pass; it must match the data)."""
     names = self._validate(df); on_dask = is_dask(df)
     if on_dask: df = df[names]                              # read only the specs' columns
-    rows = (_dask_rows(df) if n is None else check_int(n, 'n')) if on_dask else len(df)
-    if n is not None and not on_dask and check_int(n, 'n') != rows:
-        raise ValueError("n: differs from the rows of the data")
-    if rows < 2: raise ValueError("data: need at least 2 rows")
+    rows = _n_rows(df, n, on_dask)
     self.columns_, self.label_, self.n_, self._on_dask = names, self.label, rows, on_dask
     self.dependence_ = ('class_means' if self.label is not None else 'pooled') if self.dependence == 'auto' else self.dependence
     g_range, g_fit, self._g_sample = as_rng(self.rng).spawn(3)     # ranges, noise and sampling never share a stream
-    eps_r = self.range_share * self.epsilon
+    eps_r = self._range_share * self.epsilon                # 0: no private ranges (retired, D22)
     self.rho_ = copula_rho(self.epsilon - eps_r, self.delta)
     rho_s = self.scale_share * self.rho_; rho_h = (self.rho_ - rho_s) * (1.0 if self.dependence_ == 'independent' else self.split)
     self.bins_ = auto_bins(self.n_, len(names), rho_h) if self.bins == 'auto' else int(self.bins)
     self.max_states_ = auto_bins(self.n_, len(names), rho_h, cap=128) if self.max_states == 'auto' else int(self.max_states)
     self.sigmas_ = {}
     if on_dask: fine = self._dask_counts(df, names, rho_s, rho_h, g_range)     # pass one: integer counts
-    else:
-        self.edges_ = self._ranges(df, names, eps_r, g_range) if eps_r > 0 else {}
-        if rho_s > 0: self.edges_.update(self._scale_ranges(df, names, rho_s, g_range))
-        self.states_ = self._states(names, self.edges_, rho_h)
-        cp = {c: state_codes(_column(df, c, self.states_[c]), self.states_[c], c) for c in names}
-        codes, pos = {c: v[0] for c, v in cp.items()}, {c: v[1] for c, v in cp.items()}
-        fine = {c: np.bincount(codes[c], minlength=n_states(self.states_[c])).astype(float) for c in names}
+    else: fine, codes, pos = self._memory_counts(df, names, eps_r, rho_s, rho_h, g_range)   # pass one in memory
     self.corr_, self.means_, self.covs_ = None, None, None
     self.groups_ = self._groups(rho_h)
     self.budget_ = dict(ranges_epsilon=eps_r, scale_rho=rho_s, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_s - rho_h)
     self.probs_ = self._histograms(fine, rho_h, g_fit)
     cols = self._copula_columns()
-    k = clip_rule(self.n_, len(names), self.epsilon - eps_r, self.delta) if self.clip_factor == 'auto' else self.clip_factor
+    k = self._kappa(self.epsilon - eps_r)
     self.radius_ = k * math.sqrt(len(cols)); self.shrink_ = 0.0
     if self.dependence_ == 'independent' or not cols: return self
     plan = self._stats_plan(cols)
@@ -688,6 +682,13 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     else: self._per_class(sums, M, rho_c, g_fit)
     return self
 
+# %% ../nbs/26_copula.ipynb #0fc90f59
+@patch
+def _kappa(self:CopulaGauss, epsilon:float) -> float:
+    "κ of the public radius R = κ√d: `clip_factor`, a public number."
+    return self.clip_factor
+
+# %% ../nbs/26_copula.ipynb #f1fe976b
 @patch
 def _copula_columns(self:CopulaGauss) -> list:
     return [c for c in self.columns_ if not (self.dependence_ in ('per_class', 'class_means') and c == self.label)]
@@ -706,7 +707,9 @@ def _decode_column(u, st:dict, p) -> pd.Series:
     else:
         e, at = st['edges'], atom_states(st); b = np.clip(s - (at[0] + 1 if at else 0), 0, len(e) - 2)
         x = e[b] + w * (e[b + 1] - e[b])
-        if at: x = np.where(s == at[0], st['lower'], np.where(s == at[1], st['upper'], x))   # the atoms: exactly on the bound
+        # the atoms: exactly on the
+        # bound
+        if at: x = np.where(s == at[0], st['lower'], np.where(s == at[1], st['upper'], x))
         if st['integer']: x = np.clip(np.rint(x), math.ceil(st['lower']), math.floor(st['upper']))
     return pd.Series(np.where(miss, np.nan, x))
 
@@ -716,7 +719,8 @@ def _latent(self:CopulaGauss, n:int, rng) -> tuple:
     "(uniforms per copula column, label codes or None) for n rows."
     cols = self._copula_columns()
     if self.dependence_ == 'independent' or not cols: return rng.uniform(size=(n, len(cols))), None
-    if self.dependence_ == 'pooled': return ndtr(rng.multivariate_normal(np.zeros(len(cols)), self.corr_, size=n, method='eigh')), None
+    if self.dependence_ == 'pooled': return ndtr(rng.multivariate_normal(np.zeros(len(cols)), self.corr_,
+                                                                         size=n, method='eigh')), None
     y = rng.choice(len(self.means_), size=n, p=self.probs_[self.label] / self.probs_[self.label].sum())
     Z = np.zeros((n, len(cols)))
     for j in range(len(self.means_)):
@@ -724,6 +728,7 @@ def _latent(self:CopulaGauss, n:int, rng) -> tuple:
         if m.any(): Z[m] = rng.multivariate_normal(self.means_[j], self.covs_[j], size=int(m.sum()), method='eigh')
     return _rank_uniforms(Z, rng), y
 
+# %% ../nbs/26_copula.ipynb #412656ec
 def _rank_uniforms(Z, rng) -> np.ndarray:
     "u = (rank + U)/n per column: exactly uniform whatever the class mixture's shape, so the released marginals are kept."
     n = len(Z); ZT = np.ascontiguousarray(np.asarray(Z, dtype=float).T)   # one contiguous row per column
@@ -733,6 +738,7 @@ def _rank_uniforms(Z, rng) -> np.ndarray:
     R = np.empty_like(O); np.put_along_axis(R, O, np.broadcast_to(np.arange(n), O.shape), axis=1)   # its inverse: ranks
     return (R.T + rng.uniform(size=np.shape(Z))) / n
 
+# %% ../nbs/26_copula.ipynb #c4d3d373
 @patch
 def _draw(self:CopulaGauss, n:int, rng) -> pd.DataFrame:
     "n rows drawn with `rng` and decoded through the released marginals, in the columns' order (post-processing)."
@@ -742,6 +748,7 @@ def _draw(self:CopulaGauss, n:int, rng) -> pd.DataFrame:
         out[self.label] = pd.Series(np.array(list(self.states_[self.label]['values']), dtype=object)[y], dtype=object)
     return pd.DataFrame({c: out[c] for c in self.columns_})
 
+# %% ../nbs/26_copula.ipynb #3a71d38f
 @patch
 def sample(self:CopulaGauss, n:int|None=None, rng=None, npartitions:int|None=None):
     """A released table of `n` rows (default: as many as the input) in the columns' order. Post-processing only.
@@ -757,8 +764,10 @@ def sample(self:CopulaGauss, n:int|None=None, rng=None, npartitions:int|None=Non
 # %% ../nbs/26_copula.ipynb #dk000004
 ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition when sampling to Dask
 
+# %% ../nbs/26_copula.ipynb #2220ae1c
 _DRAWN = ('columns_', 'label', 'dependence_', 'states_', 'probs_', 'corr_', 'means_', 'covs_')   # what `_draw` reads
 
+# %% ../nbs/26_copula.ipynb #b4fdcc1e
 def _draw_part(spec) -> pd.DataFrame:
     "One output partition (runs on a worker): (released model as plain arrays, its SeedSequence, rows, first index)."
     state, seq, n, start = spec
@@ -766,13 +775,15 @@ def _draw_part(spec) -> pd.DataFrame:
     out = m._draw(n, np.random.default_rng(seq)); out.index = pd.RangeIndex(start, start + n)
     return out
 
+# %% ../nbs/26_copula.ipynb #8d3c886f
 def _sample_dask(m:CopulaGauss, n:int, rng, npartitions=None):
     "A Dask DataFrame of n released rows: partitions sized from the public n alone, each with its own stream."
     import dask, dask.dataframe as dd
     P = max(1, -(-n // ROWS_PER_PARTITION)) if npartitions is None else check_int(npartitions, 'npartitions')
     sizes = [n // P + (i < n % P) for i in range(P)]
     starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
-    seqs = partition_rngs(rng, P)                              # one independent stream per output partition, never reused
+    seqs = partition_rngs(rng, P)                              # one independent stream per output partition,
+                                                               # never reused
     meta, state = m._draw(0, np.random.default_rng(0)), {a: getattr(m, a) for a in _DRAWN}   # no stream travels
     parts = [dask.delayed(_draw_part)((state, q, k, s)) for q, k, s in zip(seqs, sizes, starts)]
     with dask.config.set({'dataframe.convert-string': False}):   # the in-memory dtypes (object), not Arrow strings

@@ -16,11 +16,12 @@ from .privacy import (as_rng, as_matrix, check_epsilon, check_delta, check_posit
 from .moments import exact_moments, is_dask, partition_rngs
 
 # %% auto #0
-__all__ = ['SENSITIVITY', 'DRAW_ROWS', 'ROWS_PER_PARTITION', 'LEVERS', 'zcdp_delta', 'zcdp_epsilon_bound', 'gauss_sigma_rho',
-           'unit_scale', 'split_rho', 'SuffStatGauss']
+__all__ = ['SENSITIVITY', 'DRAW_ROWS', 'ROWS_PER_PARTITION', 'zcdp_delta', 'zcdp_epsilon_bound', 'gauss_sigma_rho', 'unit_scale',
+           'split_rho', 'SuffStatGauss']
 
 # %% ../nbs/25_suffstat_gauss.ipynb #d6f077c9
-from .privacy import zcdp_rho   # the primitive lives in the privacy layer (00_privacy); the mechanisms split its ρ
+from .privacy import zcdp_rho   # the primitive lives in the privacy layer (00_privacy); the mechanisms
+                                       # split its ρ
 
 # %% ../nbs/25_suffstat_gauss.ipynb #634b6f08
 def zcdp_delta(rho:float, epsilon:float) -> float:
@@ -50,7 +51,8 @@ def unit_scale(A, lower, upper) -> np.ndarray:
 from .privacy import clip_rows, unit_rows   # the privacy primitives for rows (exact at any finite magnitude)
 
 # %% ../nbs/25_suffstat_gauss.ipynb #752b1fcc
-from .privacy import upper_vec, from_upper_vec   # the √2-weighted upper triangle: one definition, in the primitives layer
+from .privacy import upper_vec, from_upper_vec   # the √2-weighted upper triangle: one definition, in
+                                                        # the primitives layer
 
 # %% ../nbs/25_suffstat_gauss.ipynb #aa14ca89
 SENSITIVITY = {   # L2 sensitivity under replacement of one record, as a function of the radius r and the dimension d
@@ -74,13 +76,13 @@ def split_rho(rho:float, d:int, k:int, radius:float, covariance:str='pooled',
     return dict(centre=rho * centre_share, counts=rho * count_share, sums=rest * fs, moments=rest * (1 - fs))
 
 # %% ../nbs/25_suffstat_gauss.ipynb #33463309
-_SCALINGS = ('centre', 'standardise', 'box', 'row_norm')
-
 class SuffStatGauss:
     "Class-conditional Gaussian generative model from Gaussian-noised counts, class sums and second moments (one zCDP budget)."
     released_attributes = ('class_counts_', 'means_', 'cov_', 'covs_', 'center_', 'scale_', 'radius_', 'rho_', 'budget_',
                            'sigmas_', 'floor_')
     public_attributes = ('classes_', 'n_features_in_', 'feature_names_in_', 'bounds_', 'y_name_')
+    # the adopted branches; the ablation's others (D2, not adopted) live on this page only (`SuffStatAblation`)
+    _scaling, _covariance, _post = 'centre', 'pooled', 'psd'
 
     def __init__(self,
                  epsilon:float=1.0,          # total ε of `fit`
@@ -89,17 +91,13 @@ class SuffStatGauss:
                  classes=None,               # public list of label values (required)
                  rng=None,                   # seed or Generator: an int is for tests and teaching; a release should use fresh entropy (None)
                  sampler:str='safe',         # noise sampler name (see `dpnotes.privacy.SAMPLERS`)
-                 scaling:str='centre',       # 'centre' (released mean) | 'standardise' (+ released variances) | 'box' (centre ½) | 'row_norm' (RON-Gauss style)
-                 radius='rule',              # clipping radius in the scaled units, or 'rule' (κ√(d/12); κ√d for 'standardise'; 1 for 'row_norm')
+                 radius='rule',              # clipping radius in the scaled units, or 'rule' (κ√(d/12))
                  clip_factor:float=0.5,      # κ of the radius rule
-                 covariance:str='pooled',    # 'pooled' within-class covariance | 'per_class'
-                 postprocess:str='psd',      # 'psd' (eigenvalues clipped to [0, r²]) | 'floor' (floored at the noise level)
                  split='auto',               # 'auto' (error model) or 4 fractions of ρ: (centre, counts, sums, moments)
                  class_sizes:str='private',  # 'private' (noisy counts) | 'public' (exact counts: only if they are published)
                 ):
         self.epsilon, self.delta, self.bounds, self.classes, self.rng, self.sampler = epsilon, delta, bounds, classes, rng, sampler
-        self.scaling, self.radius, self.clip_factor, self.covariance = scaling, radius, clip_factor, covariance
-        self.postprocess, self.split, self.class_sizes = postprocess, split, class_sizes
+        self.radius, self.clip_factor, self.split, self.class_sizes = radius, clip_factor, split, class_sizes
 
 # %% ../nbs/25_suffstat_gauss.ipynb #c34b58ba
 @patch
@@ -107,29 +105,31 @@ def _validate(self:SuffStatGauss, d:int):
     "Every parameter check, in one place. Returns (ρ, lower, upper, classes)."
     rho = zcdp_rho(self.epsilon, self.delta)
     check_sampler(self.sampler)
-    if self.scaling not in _SCALINGS: raise ValueError(f"scaling must be one of {_SCALINGS}, got {self.scaling!r}")
-    if self.covariance not in ('pooled', 'per_class'): raise ValueError(f"covariance must be 'pooled' or 'per_class', got {self.covariance!r}")
-    if self.postprocess not in ('psd', 'floor'): raise ValueError(f"postprocess must be 'psd' or 'floor', got {self.postprocess!r}")
     if self.class_sizes not in ('private', 'public'):
-        raise ValueError(f"class_sizes must be 'private' (noisy counts) or 'public' (exact counts; only if they are published), got {self.class_sizes!r}")
+        raise ValueError("class_sizes must be 'private' (noisy counts) or 'public' (exact counts; only if "
+                         f"they are published), got {self.class_sizes!r}")
     check_positive(self.clip_factor, 'clip_factor')
     if not (isinstance(self.radius, str) and self.radius == 'rule'): check_positive(self.radius, 'radius')
     if not (isinstance(self.split, str) and self.split == 'auto'):
         s = np.asarray(self.split, float)
         if s.shape != (4,) or np.any(s < 0) or not np.isclose(s.sum(), 1) or np.any(s[1:] <= 0):
-            raise ValueError("split: pass 'auto' or 4 fractions (centre, counts, sums, moments) summing to 1, the last three > 0")
+            raise ValueError("split: pass 'auto' or 4 fractions (centre, counts, sums, moments) summing to "
+                             "1, the last three > 0")
     if self.classes is None: raise ValueError("classes: pass the public list of label values, e.g. classes=[0, 1]")
     classes = np.asarray(list(self.classes))
     if classes.ndim != 1 or len(classes) < 1 or len(pd.unique(classes)) != len(classes):
         raise ValueError("classes: pass a list of distinct label values, e.g. classes=[0, 1]")
     if self.bounds is None:
-        raise ValueError("bounds: pass public (lower, upper) arrays, one entry per column, from documentation or domain knowledge (never from the private data)")
+        raise ValueError("bounds: pass public (lower, upper) arrays, one entry per column, from "
+                         "documentation or domain knowledge (never from the private data)")
     try: lo, hi = (np.asarray(b, float).ravel() for b in self.bounds)
-    except (TypeError, ValueError): raise ValueError("bounds: pass a pair (lower, upper) of numeric arrays, one entry per column") from None
+    except (TypeError, ValueError): raise ValueError("bounds: pass a pair (lower, upper) of numeric arrays, "
+                                                     "one entry per column") from None
     if lo.shape != (d,) or hi.shape != (d,):
         raise ValueError(f"bounds: lower and upper need {d} entries (one per column), got {lo.size} and {hi.size}")
     if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)) and np.all(hi > lo)):
-        raise ValueError(f"bounds: need finite lower < upper in every column (bad columns: {np.flatnonzero(~(hi > lo)).tolist()})")
+        raise ValueError("bounds: need finite lower < upper in every column (bad columns: "
+                         f"{np.flatnonzero(~(hi > lo)).tolist()})")
     return rho, lo, hi, classes
 
 # %% ../nbs/25_suffstat_gauss.ipynb #ef81cc00
@@ -137,9 +137,11 @@ def _label_index(y, classes) -> np.ndarray:
     "Indices of labels in the public `classes`; a label outside them is refused (a check of the declared domain, not a leak)."
     idx = pd.Index(classes).get_indexer(np.asarray(y).ravel())
     if np.any(idx < 0):
-        raise ValueError("y: every label must be in the public classes= list (a value outside the declared domain is refused; add it to classes= if it is a valid label)")
+        raise ValueError("y: every label must be in the public classes= list (a value outside the declared "
+                         "domain is refused; add it to classes= if it is a valid label)")
     return idx
 
+# %% ../nbs/25_suffstat_gauss.ipynb #7f93479e
 @patch
 def _labels(self:SuffStatGauss, y, n:int, classes) -> np.ndarray:
     "Indices of the labels in the public `classes`; a label outside the declared domain is refused."
@@ -152,20 +154,21 @@ def _labels(self:SuffStatGauss, y, n:int, classes) -> np.ndarray:
 @patch
 def _shares(self:SuffStatGauss, rho:float, d:int, k:int, r:float) -> dict:
     "ρ per release, from `split` or from `split_rho`; without a released centre its share goes to the other releases."
-    stage = self.scaling in ('centre', 'standardise')
+    stage = self._scaling in ('centre', 'standardise')
     if isinstance(self.split, str):
-        return split_rho(rho, d, k, r, self.covariance, centre_share=0.15 if stage else 0.0)
+        return split_rho(rho, d, k, r, self._covariance, centre_share=0.15 if stage else 0.0)
     s = np.asarray(self.split, float)
     if not stage: s = np.r_[0.0, s[1:] / s[1:].sum()]
     return dict(zip(('centre', 'counts', 'sums', 'moments'), rho * s))
 
+# %% ../nbs/25_suffstat_gauss.ipynb #2801fd15
 @patch
 def _radius(self:SuffStatGauss, d:int) -> float:
     "The clipping radius: a public number, or the rule κ√(d/12) ('centre', 'box'), κ√d ('standardise'), 1 ('row_norm')."
     if not isinstance(self.radius, str): return float(self.radius)
     k = float(self.clip_factor)
-    if self.scaling == 'standardise': return k * math.sqrt(d)
-    if self.scaling in ('centre', 'box'): return k * math.sqrt(d / 12)
+    if self._scaling == 'standardise': return k * math.sqrt(d)
+    if self._scaling in ('centre', 'box'): return k * math.sqrt(d / 12)
     return 1.0
 
 # %% ../nbs/25_suffstat_gauss.ipynb #6f236cb8
@@ -179,9 +182,11 @@ def _box_of(scaling:str, lo, hi, center, scale):
 # %% ../nbs/25_suffstat_gauss.ipynb #ba9ca882
 def _finite(A) -> np.ndarray:
     "A, after refusing NaN or infinite entries (two reductions, no temporary array; the message names no count)."
-    if A.size and not (np.isfinite(A.min()) and np.isfinite(A.max())): raise ValueError("X contains NaN or infinite values")
+    if A.size and not (np.isfinite(A.min()) and np.isfinite(A.max())): raise ValueError("X contains NaN or "
+                                                                                        "infinite values")
     return A
 
+# %% ../nbs/25_suffstat_gauss.ipynb #c994c7c9
 def _label_prep(classes=None, checked:bool=False, unit:bool=False):
     """Row-wise prep of both passes: NaN and infinite values refused (unless `checked`), rows scaled to norm 1 (`unit`,
     for 'row_norm'), labels to class indices (`classes=None`: already indices). The box map is `exact_moments(box=...)`."""
@@ -190,13 +195,16 @@ def _label_prep(classes=None, checked:bool=False, unit:bool=False):
         return (unit_rows(A) if unit else A), (y if classes is None else _label_index(y, classes))
     return prep
 
+# %% ../nbs/25_suffstat_gauss.ipynb #209038eb
 def _dask_width(X) -> tuple:
     "(d, column names or None) of a Dask DataFrame or 2-D array, from its metadata (no computation)."
     if hasattr(X, 'columns'):
-        bad = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X.dtypes[c]) or pd.api.types.is_bool_dtype(X.dtypes[c]))]
+        bad = [c for c in X.columns
+               if not (pd.api.types.is_numeric_dtype(X.dtypes[c]) or pd.api.types.is_bool_dtype(X.dtypes[c]))]
         if bad: raise TypeError(f"X: non-numeric columns {bad[:5]}; encode them first (e.g. dpnotes.data one-hot)")
         return len(X.columns), list(X.columns)
-    if X.ndim != 2 or math.isnan(X.shape[1]): raise ValueError("X: pass a Dask DataFrame or a 2-D Dask array with a known number of columns")
+    if X.ndim != 2 or math.isnan(X.shape[1]): raise ValueError("X: pass a Dask DataFrame or a 2-D Dask array "
+                                                               "with a known number of columns")
     return int(X.shape[1]), None
 
 # %% ../nbs/25_suffstat_gauss.ipynb #a2abc429
@@ -209,6 +217,7 @@ def _rows_no_copy(X) -> tuple:
     A, meta = as_matrix(X, 'X')
     return A, (list(meta.columns) if meta.kind == 'dataframe' else None)
 
+# %% ../nbs/25_suffstat_gauss.ipynb #7b81cd97
 @patch
 def _read_inputs(self:SuffStatGauss, X, y) -> tuple:
     "Checked inputs: (rows, labels, classes to map labels by inside the passes or None, d, column names, ρ, lower, upper, classes)."
@@ -222,6 +231,7 @@ def _read_inputs(self:SuffStatGauss, X, y) -> tuple:
     rho, lo, hi, classes = self._validate(d)
     return A, self._labels(y, n, classes), None, d, names, rho, lo, hi, classes
 
+# %% ../nbs/25_suffstat_gauss.ipynb #0e52e08b
 @patch
 def _sigmas(self:SuffStatGauss, rho:float, d:int, k:int, r:float) -> tuple:
     "(ρ per release, noise σ per release): counts, sums and moments now; the centre's σ when it is released."
@@ -236,21 +246,22 @@ def _sigmas(self:SuffStatGauss, rho:float, d:int, k:int, r:float) -> tuple:
 def _release_centre(self:SuffStatGauss, first:dict, n_hat:float, release, sig:dict, b:dict, d:int, r:float):
     "Step 2: the released centre (Δ₂ = √d), or centre and variances (joint Δ₂ = √(2d)); 'box'/'row_norm': ½ and 1, public."
     self.center_, self.scale_ = np.full(d, 0.5), np.ones(d)
-    if self.scaling not in ('centre', 'standardise'): return
-    sig['centre'] = gauss_sigma_rho(SENSITIVITY[self.scaling](r, d), b['centre'])
+    if self._scaling not in ('centre', 'standardise'): return
+    sig['centre'] = gauss_sigma_rho(SENSITIVITY[self._scaling](r, d), b['centre'])
     # (Σu, Σu²) are one release under 'standardise' (joint Δ₂ = √(2d)): one call, so the rounding is charged jointly
-    stats_ = first['total'] if self.scaling == 'centre' else np.r_[first['total'], first['sumsq']]
-    noisy = release(stats_, sig['centre'], self.scaling)
+    stats_ = first['total'] if self._scaling == 'centre' else np.r_[first['total'], first['sumsq']]
+    noisy = release(stats_, sig['centre'], self._scaling)
     self.center_ = np.clip(noisy[:d] / n_hat, 0.0, 1.0)
-    if self.scaling == 'standardise':
+    if self._scaling == 'standardise':
         m2 = noisy[d:] / n_hat
         self.scale_ = np.sqrt(np.clip(m2 - self.center_**2, max(2 * sig['centre'] / n_hat, 1e-6), 0.25))
 
+# %% ../nbs/25_suffstat_gauss.ipynb #75316010
 @patch
 def _release_sums_moments(self:SuffStatGauss, second:dict, counts, release, sig:dict):
     "Steps 3–4: class sums (Δ₂ = 2r) and the second moment(s) (Δ_F = √2 r², pooled or all classes jointly), then the model."
     sums = release(second['sum'], sig['sums'], 'sums')
-    moms = [second['second']] if self.covariance == 'pooled' else list(second['second'])
+    moms = [second['second']] if self._covariance == 'pooled' else list(second['second'])
     # the per-class moments are one joint release (Δ_F over all classes): one call, so the rounding is charged jointly
     ups = release(np.concatenate([upper_vec(M) for M in moms]), sig['moments'], 'moments').reshape(len(moms), -1)
     self._postprocess(sums, [from_upper_vec(u, sums.shape[1]) for u in ups], counts)
@@ -263,22 +274,27 @@ def fit(self:SuffStatGauss, X, y):
     in ε and a relative 1e-9 in δ per noise call). X: numeric (n, d) array or DataFrame, or a
     Dask array / DataFrame (then y a Dask collection partitioned like X, e.g. a column of the same frame); y: labels in `classes`."""
     rows, lab, by_label, d, names, rho, lo, hi, classes = self._read_inputs(X, y)
-    k, checked = len(classes), by_label is None                # in memory the first pass checks every row: the second need not
+    k, checked = len(classes), by_label is None                # in memory the first pass checks every row:
+                                                               # the second need not
     self.classes_, self.n_features_in_, self.bounds_, self.feature_names_in_ = classes, d, (lo, hi), names
     self.y_name_ = getattr(y, 'name', None)
     g_fit, g_sample = as_rng(self.rng).spawn(2)                # noise and sampling never share a stream
     r = self._radius(d)
-    # every release is `statistic + noise` through add_gaussian: with sampler='safe' the statistic is rounded to the grid of σ
-    # and the noise added exactly, σ raised to cover the rounding of the Δ₂ it was calibrated for (σ = Δ₂/√(2ρ) is linear in Δ₂)
-    release = lambda value, sigma, what: add_gaussian(value, sigma, g_fit, self.sampler, sensitivity=SENSITIVITY[what](r, d))
+    # every release is `statistic + noise` through add_gaussian: with sampler='safe' the statistic is rounded
+    # to the grid of σ
+    # and the noise added exactly, σ raised to cover the rounding of the Δ₂ it was calibrated for (σ =
+    # Δ₂/√(2ρ) is linear in Δ₂)
+    release = lambda value, sigma, what: add_gaussian(value, sigma, g_fit, self.sampler,
+                                                      sensitivity=SENSITIVITY[what](r, d))
     b, sig = self._sigmas(rho, d, k, r)
-    # the statistics are exact fixed-point sums (dpnotes.moments): the same function of the data set for any partitioning,
+    # the statistics are exact fixed-point sums (dpnotes.moments): the same function of the data set for any
+    # partitioning,
     # so the sensitivities and the noise below do not depend on how the rows are split; the noise is added here, once
-    stage = self.scaling in ('centre', 'standardise')
-    pass_two = lambda c, s, ok: exact_moments(rows, lab, k, prep=_label_prep(by_label, ok, self.scaling == 'row_norm'),
-                                              box=_box_of(self.scaling, lo, hi, c, s), clip='ball', bound=r, second=self.covariance)
+    stage = self._scaling in ('centre', 'standardise')
+    pass_two = lambda c, s, ok: exact_moments(rows, lab, k, prep=_label_prep(by_label, ok, self._scaling == 'row_norm'),
+                                              box=_box_of(self._scaling, lo, hi, c, s), clip='ball', bound=r, second=self._covariance)
     first = (exact_moments(rows, lab, k, prep=_label_prep(by_label, True), box=(lo, hi), bound=1.0, second=None,
-                           finite=True, squares=self.scaling == 'standardise')   # NaN, ±∞ refused inside the pass
+                           finite=True, squares=self._scaling == 'standardise')   # NaN, ±∞ refused inside the pass
              if stage else pass_two(np.full(d, 0.5), np.ones(d), False))
     # 1. class counts (Δ₂ = √2); the row count is never used, only the sum of the noisy counts
     exact = first['count'].astype(float)
@@ -301,10 +317,10 @@ def _postprocess(self:SuffStatGauss, sums, moms, counts):
     means = clip_rows(sums / nc[:, None], r)                   # a mean of rows in the r-ball lies in the r-ball
     def fix(M, dof):
         lam, V = np.linalg.eigh((M + M.T) / (2 * dof))
-        low = math.sqrt(2 * d) * s_mom / dof if self.postprocess == 'floor' else 0.0   # spectral norm of the noise
+        low = math.sqrt(2 * d) * s_mom / dof if self._post == 'floor' else 0.0   # spectral norm of the noise
         lam = np.clip(lam, max(low, 1e-9 * r * r), r * r)     # no covariance of rows in the r-ball exceeds r²
         return (V * lam) @ V.T, low
-    if self.covariance == 'pooled':
+    if self._covariance == 'pooled':
         W = moms[0] - np.einsum('k,ki,kj->ij', nc, means, means)
         self.cov_, self.floor_ = fix(W, max(nc.sum() - k, 1.0)); self.covs_ = None
     else:
@@ -315,18 +331,21 @@ def _postprocess(self:SuffStatGauss, sums, moms, counts):
 # %% ../nbs/25_suffstat_gauss.ipynb #1832a22f
 DRAW_ROWS = 1 << 13   # rows per block of the sampler: the working set stays in the processor cache
 
+# %% ../nbs/25_suffstat_gauss.ipynb #68785c44
 def _draw_stacked(g, cnt, means, factors) -> np.ndarray:
     "Rows of each class in turn (class 0 first), written block by block into one array: z = μ_c + (N λ_c^½) V_cᵀ."
     S = np.empty((int(cnt.sum()), means.shape[1]))
     at = 0
     for c, m in enumerate(cnt):
         lam, V = factors[c]
-        for s in range(at, at + m, DRAW_ROWS):               # the same normals, in the same order, as one draw of m rows
+        for s in range(at, at + m, DRAW_ROWS):               # the same normals, in the same order, as one
+                                                             # draw of m rows
             N = g.standard_normal((min(DRAW_ROWS, at + m - s), len(lam))); N *= lam
             out = np.matmul(N, V.T, out=S[s:s + len(N)]); out += means[c]
         at += m
     return S
 
+# %% ../nbs/25_suffstat_gauss.ipynb #35374371
 def _to_units(Z, scaling:str, center, scale, bounds) -> np.ndarray:
     "In place: model units to the original units, lo + clip(z · scale + centre, 0, 1) · (hi − lo) (row_norm: unchanged)."
     if scaling == 'row_norm': return Z
@@ -335,12 +354,14 @@ def _to_units(Z, scaling:str, center, scale, bounds) -> np.ndarray:
     Z += center; np.clip(Z, 0.0, 1.0, out=Z); Z *= (hi - lo); Z += lo
     return Z
 
+# %% ../nbs/25_suffstat_gauss.ipynb #43da77be
 def _draw_by_class(g, n:int, cnt, means, factors, classes, scaling:str, center, scale, bounds):
     "n rows, class by class (one factor per class), then shuffled: (rows in the original units, labels)."
     S = _draw_stacked(g, cnt, means, factors)
     perm = g.permutation(n)
     Z = np.empty_like(S)
-    for s in range(0, n, DRAW_ROWS):                           # gather the shuffled rows and convert them while in cache
+    for s in range(0, n, DRAW_ROWS):                           # gather the shuffled rows and convert them
+                                                               # while in cache
         np.take(S, perm[s:s + DRAW_ROWS], axis=0, out=Z[s:s + DRAW_ROWS])
         _to_units(Z[s:s + DRAW_ROWS], scaling, center, scale, bounds)
     return Z, np.repeat(classes, cnt)[perm]
@@ -352,6 +373,7 @@ def _affine(means, factors, scaling:str, center, scale, bounds) -> tuple:
     lo, w, s, c0 = (0.0, 1.0, 1.0, 0.0) if scaling == 'row_norm' else (bounds[0], bounds[1] - bounds[0], scale, center)
     return [(lam[:, None] * V.T) * (s * w) for lam, V in factors], lo + (means * s + c0) * w
 
+# %% ../nbs/25_suffstat_gauss.ipynb #3bc738f7
 def _draw(g, n:int, means, factors, w, classes, scaling:str, center, scale, bounds):
     """n rows of the released model from generator g: (rows in the original units, labels). Post-processing only.
     One covariance factor for every class (pooled): labels first (multinomial counts in a random order, the same law as
@@ -368,7 +390,6 @@ def _draw(g, n:int, means, factors, w, classes, scaling:str, center, scale, boun
         if scaling != 'row_norm': np.clip(out, bounds[0], bounds[1], out=out)
     return Z, np.asarray(classes)[lab]
 
-
 # %% ../nbs/25_suffstat_gauss.ipynb #2f352747
 def _draw_frame(seq, n:int, start:int, model:tuple, columns, label:str) -> pd.DataFrame:
     "One output partition: n rows drawn with its own stream `seq` (a SeedSequence), index start, start+1, …"
@@ -377,18 +398,22 @@ def _draw_frame(seq, n:int, start:int, model:tuple, columns, label:str) -> pd.Da
     out[label] = lab
     return out
 
+# %% ../nbs/25_suffstat_gauss.ipynb #a5a82a01
 def _draw_part(spec) -> pd.DataFrame: return _draw_frame(*spec)
 
+# %% ../nbs/25_suffstat_gauss.ipynb #864b0a5a
 ROWS_PER_PARTITION = 1_000_000   # public default size of an output partition when sampling to Dask
 _LABEL = '__dpnotes_label__'     # the label column of a Dask sample, before it is split off
 
+# %% ../nbs/25_suffstat_gauss.ipynb #6f1a324b
 def _sample_dask(model:tuple, columns, n:int, g, npartitions=None):
     "A Dask DataFrame of n rows (columns + the label column `_LABEL`), each partition drawn on its worker from its own stream."
     import dask.dataframe as dd
     P = max(1, -(-n // ROWS_PER_PARTITION)) if npartitions is None else check_int(npartitions, 'npartitions')
     sizes = [n // P + (i < n % P) for i in range(P)]
     starts = np.r_[0, np.cumsum(sizes)[:-1]].astype(int).tolist()
-    seqs = partition_rngs(g, P)                               # one independent stream per output partition, never reused
+    seqs = partition_rngs(g, P)                               # one independent stream per output partition,
+                                                              # never reused
     meta = _draw_frame(np.random.SeedSequence(0), 0, 0, model, columns, _LABEL)
     parts = [(q, m, s0, model, columns, _LABEL) for q, m, s0 in zip(seqs, sizes, starts)]
     return dd.from_map(_draw_part, parts, meta=meta, enforce_metadata=False)
@@ -396,12 +421,16 @@ def _sample_dask(model:tuple, columns, n:int, g, npartitions=None):
 # %% ../nbs/25_suffstat_gauss.ipynb #cdea8653
 @patch
 def _check_fitted(self:SuffStatGauss):
-    if not hasattr(self, 'means_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call fit(X, y) first")
+    if not hasattr(self, 'means_'): raise ValueError(f"this {type(self).__name__} is not fitted yet: call "
+                                                     "fit(X, y) first")
 
+# %% ../nbs/25_suffstat_gauss.ipynb #aff1166d
 @patch
 def _columns(self:SuffStatGauss):
-    return self.feature_names_in_ if self.feature_names_in_ is not None else [f'x{j}' for j in range(self.n_features_in_)]
+    return self.feature_names_in_ if self.feature_names_in_ is not None else [f'x{j}'
+                                                                              for j in range(self.n_features_in_)]
 
+# %% ../nbs/25_suffstat_gauss.ipynb #9d9d1ab2
 @patch
 def _model(self:SuffStatGauss) -> tuple:
     "The released model as plain arrays, in the argument order of `_draw` (post-processing of the release only)."
@@ -412,7 +441,7 @@ def _model(self:SuffStatGauss) -> tuple:
     for c in range(k):
         lam, V = np.linalg.eigh(self.cov_ if self.covs_ is None else self.covs_[c])
         factors.append((np.sqrt(np.maximum(lam, 0)), V))
-    return (self.means_, factors, w, self.classes_, self.scaling, self.center_, self.scale_, self.bounds_)
+    return (self.means_, factors, w, self.classes_, self._scaling, self.center_, self.scale_, self.bounds_)
 
 # %% ../nbs/25_suffstat_gauss.ipynb #f4b1a113
 @patch
@@ -438,20 +467,6 @@ def transform(self:SuffStatGauss, X):
     "Real rows in the units of the release (row-normalised for scaling='row_norm', otherwise unchanged): for evaluation."
     self._check_fitted()
     A, meta = as_matrix(X, 'X')
-    if self.scaling == 'row_norm':
+    if self._scaling == 'row_norm':
         A = unit_rows(A)
     return pd.DataFrame(A, columns=self._columns())
-
-# %% ../nbs/25_suffstat_gauss.ipynb #4cdce303
-LEVERS = {   # name -> options changed from the default
-    'default (centre, κ=½, pooled, psd)': {},
-    'row normalisation (RON-Gauss pre-processing)': dict(scaling='row_norm'),
-    'box centre ½, no released mean': dict(scaling='box', clip_factor=2.0),
-    'hardly any clipping (κ = 2)': dict(clip_factor=2.0),
-    'κ = 1': dict(clip_factor=1.0),
-    'κ = ¼': dict(clip_factor=0.25),
-    'standardised columns (released variances)': dict(scaling='standardise'),
-    'per-class covariances': dict(covariance='per_class'),
-    'eigenvalue floor at the noise level': dict(postprocess='floor'),
-    'even split (sums = moments)': dict(split=(0.15, 0.05, 0.4, 0.4)),
-}
