@@ -167,7 +167,7 @@ def _unit_callers():
         'gauss.RONGauss classes': lambda A: np.array(RONGauss(2, classes=[0, 1], rng=0).fit(A, _LAB).means_),
         'gauss.PCAGauss': lambda A: PCAGauss(2, rng=0).fit(A).cov_,
         'gauss.IdentityRelease': lambda A: IdentityRelease(2, rng=0).fit(A).rows_,
-        'suffstat.SuffStatGauss row_norm': lambda A: SuffStatGauss(epsilon=1.0, delta=1e-5, scaling='row_norm', classes=[0, 1], bounds=(-np.ones(4), np.ones(4)),
+        'suffstat.SuffStatGauss row_norm': lambda A: type('RowNorm', (SuffStatGauss,), {'_scaling': 'row_norm'})(epsilon=1.0, delta=1e-5, classes=[0, 1], bounds=(-np.ones(4), np.ones(4)),
                                                                     rng=0).fit(A, _LAB).means_,
     }
 
