@@ -65,8 +65,11 @@ class AuditResult:
         return self.epsilon_lb <= epsilon
     def __repr__(self):
         return (f"AuditResult(epsilon_lb={self.epsilon_lb:.4f} at {100*self.confidence:.1f}% confidence, "
-                f"epsilon_hat={self.epsilon_hat:.4f}, event={self.event} on {self.statistic}, n_trials={self.n_trials}, "
-                + (f"claimed epsilon={self.claimed:g} ({'not refuted' if self.passes(self.claimed) else 'REFUTED'}), " if self.claimed is not None else '')
+                f"epsilon_hat={self.epsilon_hat:.4f}, event={self.event} on {self.statistic}, "
+                f"n_trials={self.n_trials}, "
+                + (f"claimed epsilon={self.claimed:g} "
+                   f"({'not refuted' if self.passes(self.claimed) else 'REFUTED'}), "
+                   if self.claimed is not None else '')
                 + f"{self.trials_per_second:,.0f} trials/s)")
 
 # %% ../nbs/01_audit.ipynb #df6c8662
@@ -74,7 +77,8 @@ def _run(mechanism, D, n, rng, batched, progress, label):
     "n outputs of `mechanism` on `D`, flattened to an (n, m) array."
     if batched:
         out = np.asarray(mechanism(D, n, rng), dtype=float)
-        if out.shape[0] != n: raise ValueError(f"mechanism(D, n, rng) must return n={n} outputs stacked on axis 0, got shape {out.shape}")
+        if out.shape[0] != n: raise ValueError(f"mechanism(D, n, rng) must return n={n} outputs stacked on "
+                                               f"axis 0, got shape {out.shape}")
     else:
         it = tqdm(range(n), desc=f'audit: runs on {label}', disable=not progress, leave=False)
         out = np.asarray([np.asarray(mechanism(D, rng), dtype=float) for _ in it])
@@ -82,6 +86,7 @@ def _run(mechanism, D, n, rng, batched, progress, label):
     if not np.all(np.isfinite(out)): raise ValueError("mechanism produced NaN or infinite outputs")
     return out
 
+# %% ../nbs/01_audit.ipynb #8c11b284
 def _linear_score(A_sel, B_sel):
     "A projection direction separating two samples (difference of means, whitened by the pooled per-coordinate spread)."
     w = A_sel.mean(0) - B_sel.mean(0)
@@ -91,6 +96,7 @@ def _linear_score(A_sel, B_sel):
     if not np.any(w): w = np.ones_like(w)
     return lambda X: X @ w
 
+# %% ../nbs/01_audit.ipynb #b2155292
 def _best_event(sa, sb, delta, alpha, n_thresholds):
     "On the selection half: the threshold/direction/order with the largest lower bound."
     pooled = np.concatenate([sa, sb])
@@ -114,19 +120,26 @@ def _best_event(sa, sb, delta, alpha, n_thresholds):
 def _candidates(A_sel, B_sel, statistic, names=None, max_coords:int=200):
     "Named candidate scores, fitted on the selection half only: the linear score, and with 'coordinates' each output coordinate too."
     if callable(statistic): return [('statistic', lambda X: np.asarray(statistic(X), dtype=float).reshape(len(X)))]
-    if isinstance(statistic, (list, tuple)): return [(getattr(f, '__name__', f'statistic {k}'), (lambda X, f=f: np.asarray(f(X), dtype=float).reshape(len(X))))
+    if isinstance(statistic, (list, tuple)): return [(getattr(f, '__name__', f'statistic {k}'),
+                                                      (lambda X, f=f: np.asarray(f(X), dtype=float).reshape(len(X))))
                                                      for k, f in enumerate(statistic)]
     m = A_sel.shape[1]
-    cands = [('coordinate 0' if names is None else names[0], lambda X: X[:, 0])] if m == 1 else [('linear score', _linear_score(A_sel, B_sel))]
+    cands = [('coordinate 0' if names is None else names[0], lambda X: X[:, 0])] if m == 1 else [('linear '
+                                                                                                  'score',
+                                                                                                  _linear_score(A_sel,
+                                                                                                                B_sel))]
     if statistic == 'coordinates' and m > 1:
         sd = np.sqrt(0.5 * (A_sel.var(0) + B_sel.var(0)))
         diff = np.abs(A_sel.mean(0) - B_sel.mean(0))
         with np.errstate(divide='ignore', invalid='ignore'):
-            gap = np.where(sd > 0, diff / sd, np.where(diff > 0, np.inf, 0.0))   # a constant that differs: a perfect separator
-        first = np.array([0 if names is not None and names[j].startswith(('raised', 'warned')) else 1 for j in range(m)])
+            gap = np.where(sd > 0, diff / sd, np.where(diff > 0, np.inf, 0.0))   # a constant that differs: a
+                                                                                 # perfect separator
+        first = np.array([0 if names is not None and names[j].startswith(('raised', 'warned')) else 1
+                          for j in range(m)])
         order = np.lexsort((first, -gap))                         # ties: report an exception or a warning first
         coords = [(f'coordinate {j}' if names is None else names[j], lambda X, j=j: X[:, j])
-                  for j in order[:max_coords]]                     # the most separated coordinates (selection half only)
+                  for j in order[:max_coords]]                     # the most separated coordinates (selection
+                                                                   # half only)
         cands = coords + cands                                    # on a tie, a named feature is the more telling report
     elif statistic not in (None, 'coordinates'):
         raise ValueError(f"statistic must be None, 'coordinates', a callable or a list of callables, got {statistic!r}")
@@ -178,7 +191,8 @@ def audit_epsilon(mechanism,                # `mechanism(D, rng)` -> one output;
     A = _run(mechanism, D, n, rng, batched, progress, 'D')
     B = _run(mechanism, D_prime, n, rng, batched, progress, 'D_prime')
     secs = time.perf_counter() - t0
-    if A.shape[1] != B.shape[1]: raise ValueError(f"outputs on D and D_prime differ in size: {A.shape[1]} vs {B.shape[1]}")
+    if A.shape[1] != B.shape[1]: raise ValueError(f"outputs on D and D_prime differ in size: {A.shape[1]} vs "
+                                                  f"{B.shape[1]}")
     lb, hat, p, q, event, name = _audit_samples(A, B, delta, statistic, alpha, n_thresholds)
     return AuditResult(lb, hat, 1 - alpha, delta, p, q, event, n, secs, 2 * n / max(secs, 1e-12), name)
 
@@ -189,14 +203,17 @@ def _key(v) -> str:
     if isinstance(v, float) and v.is_integer(): v = int(v)
     return repr(v)
 
+# %% ../nbs/01_audit.ipynb #b86d120e
 def _hash01(obj) -> float:
     "A deterministic number in [0, 1) for any repr-able object (to tell label sets or column names apart)."
     return zlib.crc32(repr(obj).encode()) / 2**32
 
+# %% ../nbs/01_audit.ipynb #0621faad
 def _finite(x) -> float:
     x = float(x)
     return x if np.isfinite(x) else (3e300 if x > 0 else -3e300 if x < 0 else -1e300)
 
+# %% ../nbs/01_audit.ipynb #54c62cc7
 def _array_features(a, prefix, out, max_cols=8, max_labels=50):
     a = np.asarray(a)
     out[prefix + 'ndim'] = a.ndim
@@ -235,7 +252,8 @@ def release_features(output, prefix:str='', out:dict=None, depth:int=0, max_item
         num = o.select_dtypes(include=['number', 'bool'])
         _array_features(num.to_numpy(dtype=float), prefix, out)
         out[prefix + 'shape[1]'] = o.shape[1]
-        for c in o.columns.difference(num.columns)[:max_items]: _array_features(o[c].to_numpy(dtype=object), prefix + f'{c}.', out)
+        for c in o.columns.difference(num.columns)[:max_items]: _array_features(o[c].to_numpy(dtype=object),
+                                                                                prefix + f'{c}.', out)
     elif isinstance(o, pd.Series):
         out[prefix + 'name'] = _hash01(str(o.name))
         _array_features(o.to_numpy(), prefix, out)
@@ -273,6 +291,7 @@ def _observe(call, data, rng, featurize):
     for w in caught: feats[f'warned[{w.category.__name__}]'] = 1.0
     return feats
 
+# %% ../nbs/01_audit.ipynb #4efa7ce8
 def _align(rows_a, rows_b):
     "Stack feature dicts into two matrices on the union of names; a name missing from some run adds a presence column."
     names = sorted(set().union(*rows_a, *rows_b))
@@ -309,8 +328,10 @@ def audit_release(call,                  # the whole public call: `call(data, rn
     kids = root.spawn(2 * n)
     f = (lambda data, r: call(data, r, **kw)) if kw else call
     t0 = time.perf_counter()
-    rows_a = [_observe(f, D, kids[i], featurize) for i in tqdm(range(n), disable=not progress, desc='audit: D', leave=False)]
-    rows_b = [_observe(f, D_prime, kids[n + i], featurize) for i in tqdm(range(n), disable=not progress, desc="audit: D'", leave=False)]
+    rows_a = [_observe(f, D, kids[i], featurize)
+              for i in tqdm(range(n), disable=not progress, desc='audit: D', leave=False)]
+    rows_b = [_observe(f, D_prime, kids[n + i], featurize)
+              for i in tqdm(range(n), disable=not progress, desc="audit: D'", leave=False)]
     secs = time.perf_counter() - t0
     A, B, names = _align(rows_a, rows_b)
     lb, hat, p, q, event, name = _audit_samples(A, B, d, statistic, alpha, 200, names)
@@ -324,7 +345,9 @@ class Data:
     y: object = None
     def __iter__(self): return iter((self.X, self.y))
 
-NEIGHBOUR_KINDS = ('class_of_one', 'class_of_two', 'label_flip', 'constant_column', 'row_at_bounds', 'zero_row', 'huge_row', 'tiny_row')
+# %% ../nbs/01_audit.ipynb #3eb9a3af
+NEIGHBOUR_KINDS = ('class_of_one', 'class_of_two', 'label_flip', 'constant_column', 'row_at_bounds',
+                   'zero_row', 'huge_row', 'tiny_row')
 
 # %% ../nbs/01_audit.ipynb #6d164ef2
 def _label_pairs(A, yy, cls, kinds, wrap) -> list:
@@ -345,6 +368,7 @@ def _label_pairs(A, yy, cls, kinds, wrap) -> list:
             pairs.append(('label_flip', wrap(A.copy(), yy.copy()), wrap(A.copy(), y1)))
     return pairs
 
+# %% ../nbs/01_audit.ipynb #bfb75f11
 def _row_pairs(A, y_keep, lo, hi, kinds, wrap) -> list:
     "The row pairs of `adversarial_neighbours`: row 0 changed (constant column, bounds, zero, huge and tiny rows)."
     pairs, d = [], A.shape[1]
@@ -405,25 +429,30 @@ def unclassified_attributes(est) -> list:
 # %% ../nbs/01_audit.ipynb #e8afe2d3
 FRONT_KINDS = ('missing_cell', 'non_integer', 'absent_category', 'unknown_category', 'out_of_bounds', 'nan', 'inf',
                'text_1e999', 'label', 'label_missing', 'label_unknown', 'marker')
-MARKERS = (0.123456789012345, 0.987654321098765)   # two unusual values: found in a pickled release, they show which table it saw
+MARKERS = (0.123456789012345, 0.987654321098765)   # two unusual values: found in a pickled release, they show
+                                                   # which table it saw
 
+# %% ../nbs/01_audit.ipynb #63cb8da8
 @dataclass
 class FrontData:
     "A table for the front-door audit: a DataFrame and, for the Dask path, its partition sizes (None: the path's layout)."
     df: pd.DataFrame
     layout: tuple = None
 
+# %% ../nbs/01_audit.ipynb #0e3c189d
 def front_door_table(n: int = 24, seed: int = 0) -> tuple:
     """(DataFrame, schema dict) for the front-door audit: an integer, a numeric and a categorical column (its dtype
     listing the observed categories, as a reader would build it) and a label; row 0 is the one the pairs change."""
     n = check_int(n, 'n', minimum=8)
     g = np.random.default_rng(seed)
     df = pd.DataFrame({'a': g.integers(0, 11, n).astype(np.int64), 'b': g.uniform(0, 1, n).round(3),
-                       'c': pd.Categorical(np.r_[['r'], g.choice(['p', 'q'], n - 1)]), 'y': np.r_[1, np.zeros(n - 1, int)]})
+                       'c': pd.Categorical(np.r_[['r'], g.choice(['p', 'q'], n - 1)]),
+                       'y': np.r_[1, np.zeros(n - 1, int)]})
     df.loc[1:n // 3, 'y'] = 1
     schema = {'dpnotes_schema': 1, 'label': 'y', 'columns': {
         'a': {'kind': 'integer', 'lower': 0, 'upper': 10}, 'b': {'kind': 'numeric', 'lower': 0, 'upper': 1},
-        'c': {'kind': 'categorical', 'categories': ['p', 'q', 'r']}, 'y': {'kind': 'categorical', 'categories': [0, 1]}}}
+        'c': {'kind': 'categorical', 'categories': ['p', 'q', 'r']},
+        'y': {'kind': 'categorical', 'categories': [0, 1]}}}
     return df, schema
 
 # %% ../nbs/01_audit.ipynb #e9752b07
@@ -438,6 +467,7 @@ def _with(df, col, value, dtype=None):
     out.loc[0, col] = value
     return out
 
+# %% ../nbs/01_audit.ipynb #1e51c788
 def front_door_pairs(kinds=FRONT_KINDS, n: int = 24, seed: int = 0) -> list:
     """Replace-one pairs `(kind, D, D')` of `FrontData` that change row 0 of `front_door_table`: a missing or non-integer
     cell (the column's dtype changes), a category present or absent (the observed-categories dtype changes), values
@@ -454,7 +484,9 @@ def front_door_pairs(kinds=FRONT_KINDS, n: int = 24, seed: int = 0) -> list:
             'out_of_bounds': lambda: (_with(df, 'b', 50.0), base),
             'nan': lambda: (_with(df, 'b', np.nan), base), 'inf': lambda: (_with(df, 'b', np.inf), base),
             'text_1e999': lambda: (_with(df, 'b', '1e999', object), base),
-            'label': lambda: (df.assign(y=np.r_[1, np.zeros(n - 1, int)]), df.assign(y=np.zeros(n, int))),   # a class of one vs an empty class
+            # a class of one vs an empty
+            # class
+            'label': lambda: (df.assign(y=np.r_[1, np.zeros(n - 1, int)]), df.assign(y=np.zeros(n, int))),
             'label_missing': lambda: (_with(df, 'y', np.nan, float), _with(df, 'y', 0)),
             'label_unknown': lambda: (_with(df, 'y', 7), _with(df, 'y', 0)),
             'marker': lambda: (_with(df, 'b', MARKERS[0]), _with(df, 'b', MARKERS[1])),
@@ -462,7 +494,8 @@ def front_door_pairs(kinds=FRONT_KINDS, n: int = 24, seed: int = 0) -> list:
     out = []
     for k in kinds:
         D, Dp = make[k]()
-        out.append((k, D if isinstance(D, FrontData) else FrontData(D), Dp if isinstance(Dp, FrontData) else FrontData(Dp)))
+        out.append((k, D if isinstance(D, FrontData) else FrontData(D),
+                    Dp if isinstance(Dp, FrontData) else FrontData(Dp)))
     return out
 
 # %% ../nbs/01_audit.ipynb #5aa670b3
@@ -473,6 +506,7 @@ def _pattern(text) -> str:
     "Text with every run of digits replaced by 'd': the shape of a value's repr, not the value."
     return re.sub(r'\d+', 'd', str(text))
 
+# %% ../nbs/01_audit.ipynb #698d4c59
 def table_observation(t, prefix: str = 'table.') -> dict:
     """What a recipient reads off a released table besides its numbers: column order, each column's dtype, its
     categories, where it holds NaN, the set of repr shapes of its values and of its CSV text; plus `release_features`."""
@@ -482,7 +516,8 @@ def table_observation(t, prefix: str = 'table.') -> dict:
     for j, c in enumerate(t.columns):
         s, p = t[c], f'{prefix}{c}.'
         out[p + 'dtype'] = _hash01(str(s.dtype))
-        if isinstance(s.dtype, pd.CategoricalDtype): out[p + 'categories'] = _hash01([repr(v) for v in s.cat.categories])
+        if isinstance(s.dtype, pd.CategoricalDtype): out[p + 'categories'] = _hash01([repr(v)
+                                                                                      for v in s.cat.categories])
         na = s.isna().to_numpy()
         out[p + 'n_nan'], out[p + 'nan_at'] = int(na.sum()), _hash01(np.flatnonzero(na).tolist())
         out[p + 'repr'] = _hash01(sorted({_pattern(repr(v)) for v in s.tolist()}))
@@ -500,6 +535,7 @@ def fine_bits(a) -> int:
 # %% ../nbs/01_audit.ipynb #62190f82
 _RNG_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
 
+# %% ../nbs/01_audit.ipynb #3fa4bd5c
 def _walk(o, path, acc, depth=0, seen=None):
     """Everything reachable from `o`: its shape into acc['structure'], its non-float values into acc['values'] (floats
     are the noised part: they go to acc['floats'] for `fine_bits`), its generators' seed sequences into acc['seeds'].
@@ -509,8 +545,11 @@ def _walk(o, path, acc, depth=0, seen=None):
     seen.add(id(o)); S, V = acc['structure'], acc['values']
     if isinstance(o, _RNG_TYPES):
         g = o.bit_generator if isinstance(o, np.random.Generator) else o
-        acc['seeds'].append(o if isinstance(o, np.random.SeedSequence) else getattr(g, 'seed_seq', None)); S.append((path, 'generator')); return
-    if hasattr(o, 'dask') or (isinstance(o, pd.DataFrame) and path == 'r.data'): S.append((path, type(o).__name__)); return
+        acc['seeds'].append(o if isinstance(o, np.random.SeedSequence) else getattr(g, 'seed_seq', None))
+        S.append((path, 'generator'))
+        return
+    if hasattr(o, 'dask') or (isinstance(o, pd.DataFrame) and path == 'r.data'): S.append((path,
+                                                                                           type(o).__name__)); return
     if isinstance(o, (pd.DataFrame, pd.Series)):
         df = o.to_frame() if isinstance(o, pd.Series) else o
         S.append((path, [str(c) for c in df.columns], df.dtypes.astype(str).tolist(), df.shape))
@@ -521,10 +560,13 @@ def _walk(o, path, acc, depth=0, seen=None):
         if o.dtype.kind not in 'fc': V.append((path, o.tolist()))
         else: acc.setdefault('floats', []).append((path, o))
         return
-    if isinstance(o, (float, np.floating)): S.append((path, 'float')); acc.setdefault('floats', []).append((path, o)); return
+    if isinstance(o, (float, np.floating)): S.append((path, 'float')); acc.setdefault('floats', []).append((path,
+                                                                                                            o)); return
     if isinstance(o, (str, bytes, int, bool, np.integer, type(None))): S.append((path, type(o).__name__)); V.append((path, repr(o))); return
-    kids = (o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, (list, tuple)) else enumerate(sorted(o, key=repr))
-            if isinstance(o, (set, frozenset)) else vars(o).items() if hasattr(o, '__dict__') and not isinstance(o, type) else ())
+    kids = (o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, (list, tuple))
+            else enumerate(sorted(o, key=repr))
+            if isinstance(o, (set, frozenset)) else vars(o).items() if hasattr(o, '__dict__')
+            and not isinstance(o, type) else ())
     S.append((path, type(o).__name__))
     for k, v in list(kids):
         if not callable(v) or hasattr(v, 'fit'): _walk(v, f'{path}.{k}', acc, depth + 1, seen)
@@ -538,7 +580,8 @@ def object_observation(obj, replay=None, prefix: str = 'object.') -> dict:
     out = {}
     try: blob = pickle.dumps(obj)
     except Exception as e: blob, out[prefix + 'unpicklable'] = b'', _hash01(type(e).__name__)
-    for k, m in enumerate(MARKERS): out[prefix + f'holds_marker[{k}]'] = float(struct.pack('<d', m) in blob or repr(m).encode() in blob)
+    for k, m in enumerate(MARKERS): out[prefix + f'holds_marker[{k}]'] = float(struct.pack('<d', m) in blob
+                                                                               or repr(m).encode() in blob)
     acc = {'structure': [], 'values': [], 'seeds': []}
     _walk(obj, 'r', acc)
     out[prefix + 'live.n_generators'] = len(acc['seeds'])
@@ -550,9 +593,11 @@ def object_observation(obj, replay=None, prefix: str = 'object.') -> dict:
         out[prefix + 'n_generators'] = len(acc['seeds'])
         for p, a in acc.get('floats', []): out[prefix + p + '.fine_bits'] = fine_bits(a)
         if replay is not None:
-            out[prefix + 'replays'] = float(any(_replays(ss, replay, getattr(o, 'data', None)) for ss in acc['seeds'] if ss is not None))
+            out[prefix + 'replays'] = float(any(_replays(ss, replay, getattr(o, 'data', None))
+                                                for ss in acc['seeds'] if ss is not None))
     return out
 
+# %% ../nbs/01_audit.ipynb #5e66f5ff
 def _replays(ss, replay, data) -> bool:
     "Whether re-running the release on the candidate table from seed sequence `ss` gives back the released table exactly."
     if data is None: return False

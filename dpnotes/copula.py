@@ -660,7 +660,8 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     g_range, g_fit, self._g_sample = as_rng(self.rng).spawn(3)     # ranges, noise and sampling never share a stream
     eps_r = self._range_share * self.epsilon                # 0: no private ranges (retired, D22)
     self.rho_ = copula_rho(self.epsilon - eps_r, self.delta)
-    rho_s = self.scale_share * self.rho_; rho_h = (self.rho_ - rho_s) * (1.0 if self.dependence_ == 'independent' else self.split)
+    rho_s = self.scale_share * self.rho_
+    rho_h = (self.rho_ - rho_s) * (1.0 if self.dependence_ == 'independent' else self.split)
     self.bins_ = auto_bins(self.n_, len(names), rho_h) if self.bins == 'auto' else int(self.bins)
     self.max_states_ = auto_bins(self.n_, len(names), rho_h, cap=128) if self.max_states == 'auto' else int(self.max_states)
     self.sigmas_ = {}
@@ -668,7 +669,8 @@ def fit(self:CopulaGauss, df, n:int|None=None):
     else: fine, codes, pos = self._memory_counts(df, names, eps_r, rho_s, rho_h, g_range)   # pass one in memory
     self.corr_, self.means_, self.covs_ = None, None, None
     self.groups_ = self._groups(rho_h)
-    self.budget_ = dict(ranges_epsilon=eps_r, scale_rho=rho_s, histograms_rho=rho_h, dependence_rho=self.rho_ - rho_s - rho_h)
+    self.budget_ = dict(ranges_epsilon=eps_r, scale_rho=rho_s, histograms_rho=rho_h,
+                        dependence_rho=self.rho_ - rho_s - rho_h)
     self.probs_ = self._histograms(fine, rho_h, g_fit)
     cols = self._copula_columns()
     k = self._kappa(self.epsilon - eps_r)

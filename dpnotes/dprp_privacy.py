@@ -21,6 +21,7 @@ __all__ = ['THEOREM_B_METHODS', 'theorem_b_sigma', 'k1_utility', 'select_k1', 'k
 # %% ../nbs/41_dprp_privacy.ipynb #18ccce9c
 THEOREM_B_METHODS = ('analytic', 'classic', 'published')
 
+# %% ../nbs/41_dprp_privacy.ipynb #fb033743
 def theorem_b_sigma(epsilon:float, # epsilon_2 spent on the second moment
                     delta:float, # delta_2
                     row_norm:float=1.0, # public bound r on row norms
@@ -48,6 +49,7 @@ def _k1_grid(k1_grid, k2) -> list:
     if min(grid) <= k2 + 1: raise ValueError(f"every k1 in k1_grid must exceed k2 + 1 = {k2 + 1}; got {grid}")
     return grid
 
+# %% ../nbs/41_dprp_privacy.ipynb #5462a025
 def _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm):
     "Gumbel-max's logits ε·u/(2Δ), in floating point (`sampler='numpy'`)."
     grid = _k1_grid(k1_grid, k2)
@@ -55,6 +57,7 @@ def _k1_logits(perp_sq, n, k1_grid, k2, sigma1s, epsilon, row_norm):
     sens = row_norm ** 2 * max(1 + k2 / (k - k2 - 1) for k in grid)
     return grid, check_epsilon(epsilon) * u / (2 * sens)
 
+# %% ../nbs/41_dprp_privacy.ipynb #e8c73957
 def _k1_steps(perp_sq, n, k1_grid, k2, sigma1s, row_norm):
     "(grid, utilities in grid units, sensitivity in grid units Δ'/g): the grid g is fixed by public inputs only."
     grid = _k1_grid(k1_grid, k2)

@@ -33,15 +33,18 @@ __all__ = ['LAYOUTS', 'LEAKY_CONTROLS', 'CONTROL_CASES', 'CONTROL_RUNS', 'FRONT_
            'audit_front_door', 'FrontCase', 'front_door_cases', 'front_door_audit']
 
 # %% ../nbs/63_front_door.ipynb #12355734
-LAYOUTS = {'one': lambda n: (n,), 'empty': lambda n: (0, n), 'one_row': lambda n: (1, n - 1), 'split': lambda n: (n // 2, n - n // 2),
+LAYOUTS = {'one': lambda n: (n,), 'empty': lambda n: (0, n), 'one_row': lambda n: (1, n - 1),
+           'split': lambda n: (n // 2, n - n // 2),
            'empty_last': lambda n: (n - 1, 1, 0)}
 
+# %% ../nbs/63_front_door.ipynb #916bcb24
 def _as_dask(df, sizes):
     "A Dask DataFrame of `df` cut into partitions of the given sizes (empty ones included, as a reader may produce them)."
     import dask, dask.dataframe as dd
     ends = np.cumsum(sizes).tolist()
     return dd.from_delayed([dask.delayed(df.iloc[a:b]) for a, b in zip([0] + ends[:-1], ends)], meta=df.iloc[:0])
 
+# %% ../nbs/63_front_door.ipynb #cfc3f0d8
 def _run_cli(df, method, schema, epsilon, fresh: bool = False, params=None) -> dict:
     """One `dpnotes release` run in a process of its own on `df` written as CSV: the table read back, printed text, exit
     status. `fresh`: a new interpreter (as a user runs it); otherwise a fork of this one (`_forked_main`: the same
@@ -49,10 +52,14 @@ def _run_cli(df, method, schema, epsilon, fresh: bool = False, params=None) -> d
     with tempfile.TemporaryDirectory() as d:
         src, sch, dst = Path(d) / 'in.csv', Path(d) / 'schema.json', Path(d) / 'out.csv'
         df.to_csv(src, index=False); sch.write_text(json.dumps(schema))
-        argv = ['release', str(src), '-o', str(dst), '--method', method, '--epsilon', repr(float(epsilon)), '--schema', str(sch)]
-        argv += [a for k, v in (params or {}).items() for a in ('--option', f'{k}={json.dumps(v)}')]   # as a user types them
+        argv = ['release', str(src), '-o', str(dst), '--method', method, '--epsilon', repr(float(epsilon)),
+                '--schema', str(sch)]
+        # as a user types
+        # them
+        argv += [a for k, v in (params or {}).items() for a in ('--option', f'{k}={json.dumps(v)}')]
         if fresh or not hasattr(os, 'fork'):
-            p = subprocess.run([sys.executable, '-c', 'import sys; from dpnotes.cli import main; main(sys.argv[1:])', *argv],
+            p = subprocess.run([sys.executable, '-c',
+                                'import sys; from dpnotes.cli import main; main(sys.argv[1:])', *argv],
                                capture_output=True, text=True, timeout=600)
             so, se, rc = p.stdout, p.stderr, p.returncode
         else: so, se, rc = _forked_main(argv, Path(d))
@@ -63,6 +70,7 @@ def _run_cli(df, method, schema, epsilon, fresh: bool = False, params=None) -> d
 # %% ../nbs/63_front_door.ipynb #a23b9d75
 _WARN_DEFAULTS = (list(warnings.filters), warnings.showwarning, getattr(warnings, '_showwarnmsg_impl', None))
 
+# %% ../nbs/63_front_door.ipynb #7a4bbb11
 def _forked_main(argv, tmp) -> tuple:
     """(stdout, stderr, exit status) of `dpnotes.cli.main(argv)` run in a forked child with its own file descriptors 1
     and 2 (files in `tmp`) and the interpreter's default warning handling, exactly as a fresh process would print."""
@@ -101,7 +109,8 @@ def front_door_call(method: str, # a name in `dpnotes.release.methods()`
     schema = schema or front_door_table()[1]
     def run(data: FrontData, rng=None, seed=None, **kw):
         df = data.df
-        if path.startswith('cli'): return _run_cli(df, method, schema, epsilon, fresh=path == 'cli:fresh', params=params)
+        if path.startswith('cli'): return _run_cli(df, method, schema, epsilon, fresh=path == 'cli:fresh',
+                                                   params=params)
         if path.startswith('dask:'): df = _as_dask(df, data.layout or LAYOUTS[path[5:]](len(df)))
         return rel(df, method, epsilon, schema=schema, rng=seed, **{**params, **kw})
     def call(data, rng=None):
@@ -114,7 +123,8 @@ def front_door_call(method: str, # a name in `dpnotes.release.methods()`
             except Exception as e: out = dict(error=(type(e).__name__, str(e)))
         out.setdefault('stdout', ''); out.setdefault('stderr', '')
         out['stdout'] += so.getvalue(); out['stderr'] += se.getvalue(); out['warnings'] = [str(x.message) for x in w]
-        if candidate is not None and not path.startswith('cli'): out['replay'] = lambda seed: run(candidate, seed=seed).data
+        if candidate is not None and not path.startswith('cli'): out['replay'] = lambda seed: run(candidate,
+                                                                                                  seed=seed).data
         return out
     return call
 
@@ -126,24 +136,29 @@ def _dtypes_follow_input(run, data):
         except (TypeError, ValueError): pass
     return r
 
+# %% ../nbs/63_front_door.ipynb #2856fdc0
 def _replayable_model(run, data):
     ss = np.random.SeedSequence()
     r = run(data, seed=ss)
     object.__setattr__(r.model, 'seed_', ss)      # frozen: as a leaky fit would have stored it
     return r
 
+# %% ../nbs/63_front_door.ipynb #efad7080
 def _prints_real_rows(run, data):
     r = run(data); y = data.df['y']
     print(f"utility on the real rows: {len(y)} rows, {int((y == 1).sum())} with label 1")
     return r
 
+# %% ../nbs/63_front_door.ipynb #5bbeab22
 def _exit_status_on_labels(run, data):
     r = run(data)
     return dict(table=r.data, object=r, status=0 if set(data.df['y'].dropna()) == {0, 1} else 1)
 
+# %% ../nbs/63_front_door.ipynb #87b1679d
 def _refuses_out_of_domain(run, data):
     b = pd.to_numeric(data.df['b'], errors='coerce')
-    if not b.between(0, 1).all(): raise ValueError(f"column 'b': {int((~b.between(0, 1)).sum())} value(s) outside the bounds")
+    if not b.between(0, 1).all(): raise ValueError(f"column 'b': {int((~b.between(0, 1)).sum())} value(s) "
+                                                   "outside the bounds")
     return run(data)
 
 # %% ../nbs/63_front_door.ipynb #3069bd2c
@@ -156,20 +171,27 @@ def _float_noise(run, data, sampler): # a control: its sampler is always named (
     object.__setattr__(r.model, 'noisy_count_r_', noisy)      # frozen: as a leaky fit would have stored it
     return r
 
+# %% ../nbs/63_front_door.ipynb #8da12769
 def _fails_on_empty_partition(run, data):
     if data.layout is not None and 0 in data.layout: raise ValueError("X is empty")
     return run(data)
 
+# %% ../nbs/63_front_door.ipynb #c0ae2a64
 LEAKY_CONTROLS = {'dtypes follow the input': _dtypes_follow_input, 'replayable model': _replayable_model,
                   'prints real rows': _prints_real_rows, 'exit status from labels': _exit_status_on_labels,
-                  'refuses out-of-domain data': _refuses_out_of_domain, 'empty partition fails': _fails_on_empty_partition,
+                  'refuses out-of-domain data': _refuses_out_of_domain,
+                  'empty partition fails': _fails_on_empty_partition,
                   'float sampler': partial(_float_noise, sampler='numpy')}   # NumPy's: the leak on purpose
+
+# %% ../nbs/63_front_door.ipynb #259d5887
 # the pair and path on which each control is audited
 CONTROL_CASES = {'dtypes follow the input': ('missing_cell', 'release'), 'replayable model': ('label', 'release'),
                  'prints real rows': ('label', 'release'), 'exit status from labels': ('label', 'release'),
-                 'refuses out-of-domain data': ('out_of_bounds', 'release'), 'empty partition fails': ('layout', 'dask:split'),
+                 'refuses out-of-domain data': ('out_of_bounds', 'release'),
+                 'empty partition fails': ('layout', 'dask:split'),
                  'float sampler': ('absent_category', 'release')}
-CONTROL_RUNS = {'float sampler': 500}   # not deterministic: fires in about 27 % of the runs on one table, never on the other
+CONTROL_RUNS = {'float sampler': 500}   # not deterministic: fires in about 27 % of the runs on one table,
+                                        # never on the other
 
 # %% ../nbs/63_front_door.ipynb #e3bdcb20
 def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
@@ -181,27 +203,34 @@ def audit_front_door(method: str, path: str = 'release', kind: str = 'label',
     (see `front_door_pairs`), from every observable `front_door_observation` extracts. `rng` seeds the audit only:
     the release itself runs at its default (fresh entropy)."""
     (_, D, Dp), = front_door_pairs((kind,), n=rows)
-    if path.startswith('dask:') and path[5:] not in LAYOUTS: raise ValueError(f"path: unknown layout {path[5:]!r}; choose from {list(LAYOUTS)}")
+    if path.startswith('dask:') and path[5:] not in LAYOUTS: raise ValueError("path: unknown layout "
+                                                                              f"{path[5:]!r}; choose from "
+                                                                              f"{list(LAYOUTS)}")
     if path not in ('release', 'cli', 'cli:fresh') and not path.startswith('dask:'):
         raise ValueError(f"path must be 'release', 'cli', 'cli:fresh' or 'dask:LAYOUT', got {path!r}")
     from dpnotes.release import METHODS
     delta = 0.0 if not METHODS[method].uses_delta else 1e-5       # the default δ = min(1e-5, 1/(10 n)) for n >= 10
     call = front_door_call(method, path, epsilon, candidate=D, control=control, release_fn=release_fn,
-                           **(params if path.startswith('cli') else {**FRONT_PARAMS.get(method, {}), **params}))   # the command: its defaults
+                           **(params if path.startswith('cli')
+                              else {**FRONT_PARAMS.get(method, {}), **params}))   # the command: its defaults
     ctx = contextlib.nullcontext()
     if path.startswith('dask:'):
         import dask; ctx = dask.config.set(scheduler='synchronous')
     with ctx:
-        return audit_release(call, D, Dp, epsilon, delta, featurize=front_door_observation, n_runs=n_runs, alpha=alpha, rng=rng)
+        return audit_release(call, D, Dp, epsilon, delta, featurize=front_door_observation, n_runs=n_runs,
+                             alpha=alpha, rng=rng)
 
 # %% ../nbs/63_front_door.ipynb #ed8d9d61
 # the third group: non-default options through release(), as (method, method parameters, rows of the table);
 # retired options (`dpnotes.registry.RETIRED`) are refused by the front door and audited no more
 FRONT_OPTIONS = (('copula-gauss', dict(sums_share=0.5, clip_factor=0.5), 24),   # dependence defaults before rule R4
                  ('suffstat-gauss', dict(calibrate=0.25), 24))     # calibration: ρ shared with the fit
+
+# %% ../nbs/63_front_door.ipynb #fe034486
 # and through the command (`--option KEY=VALUE`, forked processes, 30 runs a pair), as (method, options)
 CLI_OPTIONS = (('copula-gauss', dict(sums_share=0.5, clip_factor=0.5)), ('suffstat-gauss', dict(calibrate=0.25)))
 
+# %% ../nbs/63_front_door.ipynb #92548b54
 @dataclass
 class FrontCase:
     "One case of the front-door audit: a method on a path and a pair; a leaky control, method options, table rows, runs."
@@ -229,9 +258,12 @@ def front_door_cases(methods=None, # names (default: every private method in `dp
     names = list(M.index[M['private']]) if methods is None else list(methods)
     out = [FrontCase(m, p, k) for m in names for p in paths if not p.startswith('dask:') or M.loc[m, 'dask']
            for k in list(kinds) + (['layout'] if p.startswith('dask:') else [])]
-    if controls: out += [FrontCase('suffstat-gauss', p, k, c, runs=CONTROL_RUNS.get(c)) for c, (k, p) in CONTROL_CASES.items()]
-    if options: out += [FrontCase(m, 'release', k, params=dict(prm), rows=r) for m, prm, r in FRONT_OPTIONS if m in names for k in kinds]
-    if options and 'cli' in paths: out += [FrontCase(m, 'cli', k, params=dict(prm), runs=30) for m, prm in CLI_OPTIONS if m in names for k in kinds]
+    if controls: out += [FrontCase('suffstat-gauss', p, k, c, runs=CONTROL_RUNS.get(c)) for c,
+                         (k, p) in CONTROL_CASES.items()]
+    if options: out += [FrontCase(m, 'release', k, params=dict(prm), rows=r) for m, prm,
+                        r in FRONT_OPTIONS if m in names for k in kinds]
+    if options and 'cli' in paths: out += [FrontCase(m, 'cli', k, params=dict(prm), runs=30) for m,
+                                           prm in CLI_OPTIONS if m in names for k in kinds]
     return out
 
 # %% ../nbs/63_front_door.ipynb #d2aaf38f
@@ -244,10 +276,13 @@ def front_door_audit(methods=None, # names (default: every private method in `dp
     one per leaky control, then one per non-default option and pair (`front_door_cases`); `passes` is whether the bound
     stays at or below the claim (a control must fail it)."""
     rows = []
-    for c in tqdm(front_door_cases(methods, paths, kinds, controls, options), disable=not progress, desc='front-door audit'):
-        res = audit_front_door(c.method, c.path, c.pair, max(n_runs, c.runs or 0), epsilon, control=c.control, rng=c.seed(rng),
+    for c in tqdm(front_door_cases(methods, paths, kinds, controls, options), disable=not progress,
+                  desc='front-door audit'):
+        res = audit_front_door(c.method, c.path, c.pair, max(n_runs, c.runs or 0), epsilon, control=c.control,
+                               rng=c.seed(rng),
                                release_fn=release_fn, rows=c.rows, **c.params)
         rows.append(dict(method=c.method, path=c.path, pair=c.pair, control=c.control or '',
-                         params=json.dumps(c.params) if c.params else '', rows=c.rows, epsilon_lb=round(res.epsilon_lb, 3),
+                         params=json.dumps(c.params) if c.params else '', rows=c.rows,
+                         epsilon_lb=round(res.epsilon_lb, 3),
                          passes=res.passes(epsilon), statistic=res.statistic, seconds=round(res.seconds, 1)))
     return pd.DataFrame(rows)

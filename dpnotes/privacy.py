@@ -42,7 +42,8 @@ def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
     "The package's one random-number convention: turn `rng` into a `numpy.random.Generator`."
     if isinstance(rng, np.random.Generator): return rng
     if rng is None or isinstance(rng, np.random.SeedSequence): return np.random.default_rng(rng)
-    if isinstance(rng, (bool, np.bool_)): raise TypeError("rng must be None, an int seed, a SeedSequence or a numpy Generator, not a bool")
+    if isinstance(rng, (bool, np.bool_)): raise TypeError("rng must be None, an int seed, a SeedSequence or "
+                                                          "a numpy Generator, not a bool")
     if isinstance(rng, numbers.Integral):
         if rng < 0: raise ValueError(f"rng: a seed must be non-negative, got {rng}")
         return np.random.default_rng(int(rng))
@@ -54,12 +55,14 @@ def as_rng(rng=None # None, an int seed, a SeedSequence or a Generator
 def _is_real(x) -> bool:
     return isinstance(x, numbers.Real) and not isinstance(x, (bool, np.bool_))
 
+# %% ../nbs/00_privacy.ipynb #3184d1ce
 def check_epsilon(epsilon, name:str='epsilon') -> float:
     "Return `epsilon` as a float after checking it is a finite number > 0."
     if not _is_real(epsilon): raise TypeError(f"{name} must be a real number, got {type(epsilon).__name__}")
     if not math.isfinite(epsilon) or epsilon <= 0: raise ValueError(f"{name} must be finite and > 0, got {epsilon}")
     return float(epsilon)
 
+# %% ../nbs/00_privacy.ipynb #618a4b17
 def check_delta(delta, name:str='delta', allow_zero:bool=True) -> float:
     "Return `delta` as a float after checking it lies in [0, 1) (or (0, 1) when `allow_zero` is False)."
     if not _is_real(delta): raise TypeError(f"{name} must be a real number, got {type(delta).__name__}")
@@ -68,12 +71,14 @@ def check_delta(delta, name:str='delta', allow_zero:bool=True) -> float:
         raise ValueError(f"{name} must lie in {'[0, 1)' if allow_zero else '(0, 1)'}, got {delta}")
     return float(delta)
 
+# %% ../nbs/00_privacy.ipynb #4262f26a
 def check_positive(value, name:str) -> float:
     "Return `value` as a float after checking it is a finite number > 0."
     if not _is_real(value): raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     if not math.isfinite(value) or value <= 0: raise ValueError(f"{name} must be finite and > 0, got {value}")
     return float(value)
 
+# %% ../nbs/00_privacy.ipynb #b20f1d76
 def check_int(value, name:str, minimum:int=1) -> int:
     "Return `value` as an int after checking it is an integer >= `minimum` (floats such as 3.0 are refused)."
     if not isinstance(value, numbers.Integral) or isinstance(value, (bool, np.bool_)):
@@ -81,11 +86,13 @@ def check_int(value, name:str, minimum:int=1) -> int:
     if value < minimum: raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return int(value)
 
+# %% ../nbs/00_privacy.ipynb #7be6a7c7
 def check_fractions(fractions, name:str='split') -> np.ndarray:
     "Return `fractions` as an array after checking they are non-negative and sum to 1 (to 1e-9)."
     f = np.asarray(list(fractions.values()) if isinstance(fractions, dict) else fractions, dtype=float)
     if f.ndim != 1 or f.size == 0: raise ValueError(f"{name} must be a non-empty list of fractions")
-    if not np.all(np.isfinite(f)) or np.any(f < 0): raise ValueError(f"{name}: fractions must be finite and >= 0, got {f.tolist()}")
+    if not np.all(np.isfinite(f)) or np.any(f < 0): raise ValueError(f"{name}: fractions must be finite and "
+                                                                     f">= 0, got {f.tolist()}")
     if abs(f.sum() - 1) > 1e-9: raise ValueError(f"{name}: fractions must sum to 1, got sum {f.sum():.12g}")
     return f
 
@@ -98,6 +105,7 @@ class InputMeta:
     index: object = None
     name: object = None
 
+# %% ../nbs/00_privacy.ipynb #7d32379f
 def as_matrix(X, name:str='X', allow_nan:bool=False, ndim:int=2) -> tuple:
     "Validate `X` (array-like or DataFrame) and return `(float64 copy, InputMeta)`."
     if isinstance(X, pd.DataFrame):
@@ -114,9 +122,11 @@ def as_matrix(X, name:str='X', allow_nan:bool=False, ndim:int=2) -> tuple:
     if arr.ndim != ndim: raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}")
     if arr.size == 0: raise ValueError(f"{name} is empty (shape {arr.shape})")
     if not allow_nan and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite values: pass finite numbers (how many is not said: a count of private cells would leak)")
+        raise ValueError(f"{name} contains NaN or infinite values: pass finite numbers (how many is not "
+                         "said: a count of private cells would leak)")
     return arr, meta
 
+# %% ../nbs/00_privacy.ipynb #0fc7bd4b
 def like_input(array, meta:InputMeta, columns=None, index=None):
     "Wrap `array` back into a DataFrame/Series when the input described by `meta` was one."
     if meta.kind == 'dataframe':
@@ -132,10 +142,12 @@ def like_input(array, meta:InputMeta, columns=None, index=None):
 def dask_columns(X, name:str='X') -> tuple:
     "(number of columns, column names or None) of a Dask DataFrame or 2-D Dask array, from its metadata alone (no computation)."
     if hasattr(X, 'columns'):
-        bad = [c for c in X.columns if not (pd.api.types.is_numeric_dtype(X.dtypes[c]) or pd.api.types.is_bool_dtype(X.dtypes[c]))]
+        bad = [c for c in X.columns
+               if not (pd.api.types.is_numeric_dtype(X.dtypes[c]) or pd.api.types.is_bool_dtype(X.dtypes[c]))]
         if bad: raise TypeError(f"{name}: non-numeric columns {bad[:5]}; encode them first (e.g. dpnotes.data one-hot)")
         return len(X.columns), list(X.columns)
-    if X.ndim != 2 or math.isnan(X.shape[1]): raise ValueError(f"{name}: pass a Dask DataFrame or a 2-D Dask array with a known number of columns")
+    if X.ndim != 2 or math.isnan(X.shape[1]): raise ValueError(f"{name}: pass a Dask DataFrame or a 2-D Dask "
+                                                               "array with a known number of columns")
     return int(X.shape[1]), None
 
 # %% ../nbs/00_privacy.ipynb #a8d7d048
@@ -148,12 +160,14 @@ def replace_one(D, i:int, record) -> np.ndarray:
     D[i] = r
     return D
 
+# %% ../nbs/00_privacy.ipynb #9f7b6723
 def remove_one(D, i:int) -> np.ndarray:
     "An unbounded neighbour of `D`: a copy without row `i`."
     D, _ = as_matrix(D, 'D')
     if not -D.shape[0] <= i < D.shape[0]: raise ValueError(f"i must index a row of D (n={D.shape[0]}), got {i}")
     return np.delete(D, i, axis=0)
 
+# %% ../nbs/00_privacy.ipynb #c2175b0c
 def add_one(D, record) -> np.ndarray:
     "An unbounded neighbour of `D`: a copy with `record` appended."
     D, _ = as_matrix(D, 'D')
@@ -161,6 +175,7 @@ def add_one(D, record) -> np.ndarray:
     if r.shape != (D.shape[1],): raise ValueError(f"record must have {D.shape[1]} entries, got {r.size}")
     return np.vstack([D, r])
 
+# %% ../nbs/00_privacy.ipynb #c2aace0e
 def distance(a, b, norm='l1') -> float:
     "`‖a − b‖` with `norm` in {'l1', 'l2'}; matrices are treated entrywise ('l2' = Frobenius)."
     d = np.ravel(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
@@ -170,11 +185,15 @@ def distance(a, b, norm='l1') -> float:
 
 # %% ../nbs/00_privacy.ipynb #924d1616
 def _numpy_laplace(scale, size, rng): return rng.laplace(0.0, scale, size=size)
+
+# %% ../nbs/00_privacy.ipynb #1b77ea29
 def _numpy_gaussian(sigma, size, rng): return rng.normal(0.0, sigma, size=size)
 
+# %% ../nbs/00_privacy.ipynb #93881dea
 # name -> (Laplace sampler, Gaussian sampler); each takes (scale or sigma, size, Generator) and returns float64 noise.
 SAMPLERS = {'numpy': (_numpy_laplace, _numpy_gaussian)}
 
+# %% ../nbs/00_privacy.ipynb #eb169001
 def check_sampler(sampler) -> str:
     "Validate a noise-sampler name (one of `SAMPLERS`) and return it."
     if not isinstance(sampler, str) or sampler not in SAMPLERS:
@@ -185,18 +204,21 @@ def check_sampler(sampler) -> str:
 NOISE_HOOK = contextvars.ContextVar('dpnotes_noise_hook', default=None)   # the active recorder/replayer, or None
 _NOISE_TAGS = contextvars.ContextVar('dpnotes_noise_tags', default=())
 
+# %% ../nbs/00_privacy.ipynb #b7338f44
 class noise_tags:
     "Context manager: every primitive called inside reports these public `tags` too (e.g. `sample_rate=q`, `step='DP-SGD'`)."
     def __init__(self, **tags): self.tags = tags
     def __enter__(self): self._tok = _NOISE_TAGS.set(_NOISE_TAGS.get() + tuple(self.tags.items())); return self
     def __exit__(self, *exc): _NOISE_TAGS.reset(self._tok)
 
+# %% ../nbs/00_privacy.ipynb #738bbbd8
 def public_value(name:str, value):
     "Report a value the code treats as public to the active hook (nothing happens without one); returns `value`."
     hook = NOISE_HOOK.get()
     if hook is not None: hook.public(name, value)
     return value
 
+# %% ../nbs/00_privacy.ipynb #d16f169d
 def noise_primitive(name:str, info):
     """Decorator of a noise primitive: with a hook active, the call is reported as `hook.noise(name, facts, output, tags)`
     and the hook's return value is what the caller receives; `info(**arguments)` gives the facts (kind, value,
@@ -251,7 +273,8 @@ def laplace_mech(value, sensitivity:float, epsilon:float, rng=None, sampler:str=
     v = np.array(value, dtype=float, copy=True)
     if not np.all(np.isfinite(v)): raise ValueError("value contains NaN or infinite entries")
     if check_sampler(sampler) == 'safe':          # the rounding to the grid is charged to the sensitivity
-        b = _grid_calibrated(lambda s: laplace_scale(s, epsilon), check_positive(sensitivity, 'sensitivity'), v.size, 'l1')
+        b = _grid_calibrated(lambda s: laplace_scale(s, epsilon), check_positive(sensitivity, 'sensitivity'),
+                             v.size, 'l1')
         return add_laplace(v, b, rng, 'safe')
     return v + laplace_noise(b, v.shape, rng, sampler)
 
@@ -302,6 +325,7 @@ def gaussian_sigma_dprp(sensitivity:float, epsilon:float, delta:float) -> float:
 # %% ../nbs/00_privacy.ipynb #b7ccab8f
 _SIGMA = {'analytic': gaussian_sigma_analytic, 'classic': gaussian_sigma_classic, 'dprp': gaussian_sigma_dprp}
 
+# %% ../nbs/00_privacy.ipynb #0b38a471
 def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='analytic', **kwargs) -> float:
     "Noise standard deviation of the Gaussian mechanism; `method` is 'analytic' (default), 'classic' or 'dprp'."
     if method not in _SIGMA: raise ValueError(f"method must be one of {sorted(_SIGMA)}, got {method!r}")
@@ -309,7 +333,8 @@ def gaussian_sigma(sensitivity:float, epsilon:float, delta:float, method:str='an
 
 # %% ../nbs/00_privacy.ipynb #c88af578
 @noise_primitive('gaussian_mech', lambda value, sensitivity, epsilon, delta, method, **_: dict(
-    kind='gaussian', value=value, sensitivity=sensitivity, norm='l2', scale=gaussian_sigma(sensitivity, epsilon, delta, method)))
+    kind='gaussian', value=value, sensitivity=sensitivity, norm='l2',
+    scale=gaussian_sigma(sensitivity, epsilon, delta, method)))
 def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None, method:str='analytic',
                   sampler:str='safe') -> np.ndarray:
     """Release `value` plus i.i.d. $N(0,\\sigma^2)$ noise on every entry, $\\sigma$ = `gaussian_sigma(Δ₂, ε, δ, method)`.
@@ -318,9 +343,11 @@ def gaussian_mech(value, sensitivity:float, epsilon:float, delta:float, rng=None
     sigma = gaussian_sigma(sensitivity, epsilon, delta, method)
     v = np.array(value, dtype=float, copy=True)
     if not np.all(np.isfinite(v)): raise ValueError("value contains NaN or infinite entries")
-    if check_sampler(sampler) == 'safe':          # grid rounding charged to Δ₂; tiny slack for the float acceptance step
+    if check_sampler(sampler) == 'safe':          # grid rounding charged to Δ₂; tiny slack for the float
+                                                  # acceptance step
         e_c, d_c = _safe_slack(epsilon, delta)
-        sigma = _grid_calibrated(lambda s: gaussian_sigma(s, e_c, d_c, method), check_positive(sensitivity, 'sensitivity'), v.size, 'l2')
+        sigma = _grid_calibrated(lambda s: gaussian_sigma(s, e_c, d_c, method),
+                                 check_positive(sensitivity, 'sensitivity'), v.size, 'l2')
         return add_gaussian(v, sigma, rng, 'safe')
     return v + gaussian_noise(sigma, v.shape, rng, sampler)
 
@@ -338,7 +365,9 @@ def gaussian_epsilon(sigma:float, sensitivity:float, delta:float) -> float:
 # %% ../nbs/00_privacy.ipynb #f052b092
 def zcdp_epsilon(rho:float, delta:float) -> float:
     "The smallest ε for which a composition of Gaussian mechanisms of total ρ is (ε, δ)-DP: the inverse of `zcdp_rho` in ε."
-    return gaussian_epsilon(1.0 / math.sqrt(2 * check_positive(rho, 'rho')), 1.0, delta)   # one Gaussian with Δ/σ = √(2ρ)
+    # one Gaussian with Δ/σ =
+    # √(2ρ)
+    return gaussian_epsilon(1.0 / math.sqrt(2 * check_positive(rho, 'rho')), 1.0, delta)
 
 
 # %% ../nbs/00_privacy.ipynb #a0d86e71
@@ -346,7 +375,8 @@ def zcdp_split(epsilon:float, delta:float, shares) -> list:
     """The (ε, δ) of each part when parts that are compositions of Gaussian mechanisms share the ρ of (ε, δ): part i runs
     at εᵢ (with the same δ) spending ρᵢ = sᵢ·`zcdp_rho`(ε, δ); their ρ add, so together they are (ε, δ)-DP."""
     s = check_fractions(shares, 'shares')
-    if np.any(s <= 0): raise ValueError(f"shares: every part needs a share > 0, got {s.tolist()}; drop the parts with none")
+    if np.any(s <= 0): raise ValueError(f"shares: every part needs a share > 0, got {s.tolist()}; drop the "
+                                        "parts with none")
     rho, d = zcdp_rho(epsilon, delta), check_delta(delta, allow_zero=False)
     return [zcdp_epsilon(r, d) * (1 - 1e-9) for r in s * rho]
 
@@ -358,6 +388,7 @@ class BudgetExceeded(ValueError):
 # %% ../nbs/00_privacy.ipynb #0e86d0f3
 _TOL = 1e-12
 
+# %% ../nbs/00_privacy.ipynb #3bc4ba0c
 class Budget:
     "An $(\\varepsilon,\\delta)$ privacy budget with sequential and parallel composition that refuses to overspend."
     def __init__(self, epsilon:float, delta:float=0.0, name:str='budget'):
@@ -391,7 +422,8 @@ def spend(self:Budget, epsilon:float, delta:float=0.0, label:str='') -> tuple:
     e = check_epsilon(epsilon); d = check_delta(delta)
     re, rd = self.remaining
     if e > re * (1 + _TOL) + _TOL or d > rd * (1 + _TOL) + _TOL:
-        raise BudgetExceeded(f"{self.name}: spending (epsilon={e:.6g}, delta={d:.3g}){' for ' + label if label else ''} "
+        raise BudgetExceeded(f"{self.name}: spending (epsilon={e:.6g}, "
+                             f"delta={d:.3g}){' for ' + label if label else ''} "
                              f"exceeds what remains (epsilon={re:.6g}, delta={rd:.3g})")
     self._ledger.append((label, e, d))
     return e, d
@@ -490,7 +522,8 @@ def _discrete_laplace(t:int, size:int, rng) -> np.ndarray:
             hit = _bern_exp_frac(np.ones(j.size, dtype=np.int64), 1, rng)
             V[j[hit]] += 1; go[j[~hit]] = False
         Y = U + t * V                                            # P(Y = y) ∝ exp(-y/t) on {0, 1, 2, ...}
-        B = rng.integers(0, 2, size=m).astype(bool)              # a sign; "-0" is rejected so that 0 is not counted twice
+        B = rng.integers(0, 2, size=m).astype(bool)              # a sign; "-0" is rejected so that 0 is not
+                                                                 # counted twice
         keep &= ~(B & (Y == 0))
         out[todo[keep]] = np.where(B[keep], -Y[keep], Y[keep])
         todo = todo[~keep]
@@ -506,6 +539,7 @@ def _uniform_below(p, rng) -> np.ndarray:
     u2 = rng.integers(0, 2**53, size=p.shape).astype(float)
     return (u1 < hi) | ((u1 == hi) & (u2 < lo))
 
+# %% ../nbs/00_privacy.ipynb #daceb149
 def _discrete_gaussian(sigma:int, size:int, rng) -> np.ndarray:
     "Discrete Gaussian, P(k) ∝ exp(-k²/(2σ²)) for an integer σ >= 1 (Canonne, Kamath & Steinke 2020, Alg. 3; see the text for the float acceptance)."
     s = int(sigma)
@@ -523,26 +557,31 @@ def _discrete_gaussian(sigma:int, size:int, rng) -> np.ndarray:
 # %% ../nbs/00_privacy.ipynb #34b4d2d6
 _GRID_BITS = 40
 
+# %% ../nbs/00_privacy.ipynb #9aafa913
 def safe_grid(scale:float) -> float:
     "Grid step $g$ of the 'safe' sampler for a noise scale: the largest power of two <= scale · 2^-40 (public)."
     s = check_positive(scale, 'scale')
     return math.ldexp(1.0, math.frexp(s)[1] - 1 - _GRID_BITS)
 
+# %% ../nbs/00_privacy.ipynb #19872c50
 def _grid_units(scale):
     "(g, the scale in grid units rounded UP to an integer): rounding up only adds noise."
     g = safe_grid(scale)
     return g, int(math.ceil(scale / g))
 
+# %% ../nbs/00_privacy.ipynb #864f75c3
 def _safe_laplace(scale, size, rng):
     g, t = _grid_units(scale)
     n = 1 if size is None else int(np.prod(size))
     return (_discrete_laplace(t, n, rng).astype(float) * g).reshape(() if size is None else size)
 
+# %% ../nbs/00_privacy.ipynb #4c54c325
 def _safe_gaussian(sigma, size, rng):
     g, s = _grid_units(sigma)
     n = 1 if size is None else int(np.prod(size))
     return (_discrete_gaussian(s, n, rng).astype(float) * g).reshape(() if size is None else size)
 
+# %% ../nbs/00_privacy.ipynb #8bfeb851
 SAMPLERS['safe'] = (_safe_laplace, _safe_gaussian)
 
 # %% ../nbs/00_privacy.ipynb #d3d331dd
@@ -558,6 +597,7 @@ def _on_grid(v:np.ndarray, g:float, K:np.ndarray) -> np.ndarray:
     out = [float((round(Fraction(float(x)) / G) + int(k)) * G) for x, k in zip(v.ravel(), K)]
     return np.array(out, dtype=float).reshape(v.shape)
 
+# %% ../nbs/00_privacy.ipynb #2262743f
 def _add_noise(value, scale, rng, sampler, sensitivity, name, norm):
     "The body of `add_laplace` (norm='l1') and `add_gaussian` (norm='l2'): raw noise, or the exact sum on the safe grid."
     s = check_positive(scale, name)
@@ -570,6 +610,7 @@ def _add_noise(value, scale, rng, sampler, sensitivity, name, norm):
     g, t = _grid_units(s)
     return _on_grid(v, g, exact(t, v.size, as_rng(rng)))
 
+# %% ../nbs/00_privacy.ipynb #69db7118
 @noise_primitive('add_laplace', lambda value, scale, sensitivity, **_: dict(
     kind='laplace', value=value, sensitivity=sensitivity, norm='l1', scale=scale))
 def add_laplace(value, scale:float, rng=None, sampler:str='safe', sensitivity:float|None=None) -> np.ndarray:
@@ -592,6 +633,7 @@ def add_gaussian(value, sigma:float, rng=None, sampler:str='safe', sensitivity:f
     `rng`: a fixed integer seed is for tests and teaching; a release should use fresh entropy (`rng=None`, the default)."""
     return _add_noise(value, sigma, rng, sampler, sensitivity, 'sigma', 'l2')
 
+# %% ../nbs/00_privacy.ipynb #f5290d74
 def _grid_calibrated(scale_of, sensitivity:float, m:int, norm:str) -> float:
     "Noise scale when m entries are rounded to the grid first: Δ grows by m·g (L1) or √m·g (L2), g the grid of the final scale."
     extra = float(m) if norm == 'l1' else math.sqrt(m)
@@ -599,9 +641,11 @@ def _grid_calibrated(scale_of, sensitivity:float, m:int, norm:str) -> float:
     for _ in range(64):
         g = safe_grid(s)
         s = scale_of(sensitivity + extra * g)
-        if safe_grid(s) <= g: return s                           # the grid actually used is no coarser than the one charged
+        if safe_grid(s) <= g: return s                           # the grid actually used is no coarser than
+                                                                 # the one charged
     raise ValueError(f"value has too many entries ({m}) for the 'safe' grid at this scale; release it in parts")
 
+# %% ../nbs/00_privacy.ipynb #b80c9925
 def _safe_slack(epsilon:float, delta:float) -> tuple:
     "The (ε, δ) the 'safe' Gaussian calibrates for: room for the float64 acceptance step (see text)."
     e, d = check_epsilon(epsilon), check_delta(delta, allow_zero=False)
@@ -610,6 +654,7 @@ def _safe_slack(epsilon:float, delta:float) -> tuple:
 # %% ../nbs/00_privacy.ipynb #68ea4679
 CLASSES_MESSAGE = "classes: pass the public list of label values, e.g. classes=[0, 1]"
 
+# %% ../nbs/00_privacy.ipynb #6e839e70
 def check_classes(classes, # the public label values, a 1-D list
                   keep_order: bool = False, # True: returned in the given order (a label's code is its position), else sorted
                   at_least: int = 1, # the fewest label values accepted (2 for a classifier)
@@ -625,10 +670,12 @@ def check_classes(classes, # the public label values, a 1-D list
         raise ValueError(f"classes: {need}, got {c.tolist()}")
     if pd.isna(c).any(): raise ValueError("classes must not contain missing values")
     if c.dtype.kind == 'f' and np.any(c != np.round(c)):
-        raise ValueError("classes: non-integer float labels look like a continuous target; these estimators release class labels "
+        raise ValueError("classes: non-integer float labels look like a continuous target; these estimators "
+                         "release class labels "
                          "(regression is not supported): pass the list of label values")
     u = np.unique(c)
-    if len(u) != len(c): raise ValueError(f"classes contains duplicate values (the label values must be distinct): {c.tolist()}")
+    if len(u) != len(c): raise ValueError("classes contains duplicate values (the label values must be "
+                                          f"distinct): {c.tolist()}")
     return c if keep_order else u
 
 # %% ../nbs/00_privacy.ipynb #99e17f74
@@ -641,6 +688,7 @@ def documented_classes(ds) -> list:
 # %% ../nbs/00_privacy.ipynb #a1370004
 BOUND_GRID = np.concatenate([-10.0 ** (np.arange(72, -49, -1) / 8), [0.0], 10.0 ** (np.arange(-48, 73) / 8)])
 
+# %% ../nbs/00_privacy.ipynb #7aa1178a
 def _quantile_utility(x, q, grid=None, pull=None) -> tuple:
     "(public grid, utility of each grid point) of `dp_quantile`: minus the distance of the rank to q·n, plus the public pull."
     g = BOUND_GRID if grid is None else np.sort(np.asarray(grid, dtype=float))
@@ -668,6 +716,7 @@ def dp_quantile(x, # 1-D private values
     g, u = _quantile_utility(x, q, grid, pull)
     return float(g[int(np.argmax(check_epsilon(epsilon) * u / 2 + as_rng(rng).gumbel(size=len(g))))])
 
+# %% ../nbs/00_privacy.ipynb #8ebf7613
 def private_bounds(X, # (n, d) private data
                    epsilon:float, # total budget for all 2d selections
                    tail:float=0.02, # quantile tau of the lower bound (upper: 1 - tau)
@@ -746,17 +795,21 @@ def pf_probabilities(units, epsilon, sensitivity) -> np.ndarray:
 # %% ../nbs/00_privacy.ipynb #9eed8854
 NONFINITE_ROWS = "X contains NaN or infinite values: the data domain is finite real rows"
 
+# %% ../nbs/00_privacy.ipynb #4dabd887
 def _rescaled(A, idx) -> tuple:
     "Rows `idx` of `A` divided by their largest |entry| (entries in [-1, 1]: the squared norm is safe), and that largest |entry| a."
     a = np.max(np.abs(A[idx]), axis=1) if A.shape[1] else np.zeros(len(idx))
     with np.errstate(invalid='ignore'): return A[idx] / np.where(a > 0, a, 1.0)[:, None], a
 
+# %% ../nbs/00_privacy.ipynb #0666c606
 def row_norms(X) -> np.ndarray:
     """L2 norms of the rows, exact at any finite magnitude: rows whose squared norm would overflow (entries >~ 1e154) or
     underflow (entries <~ 1e-150) are divided by their largest |entry| first. Returns inf only if the norm itself exceeds
     float64 (or a row has an infinite entry), NaN for a row with a NaN."""
     A = np.asarray(X, dtype=float)
-    with np.errstate(over='ignore', under='ignore', invalid='ignore'): s = np.einsum('ij,ij->i', A, A)   # one pass, no temporary
+    # one pass, no
+    # temporary
+    with np.errstate(over='ignore', under='ignore', invalid='ignore'): s = np.einsum('ij,ij->i', A, A)
     out = np.sqrt(s)
     odd = np.flatnonzero(~np.isfinite(s) | (s < 1e-280))
     if len(odd):
@@ -772,6 +825,7 @@ def _rows_view(X, name='X'):
         return X, None
     return as_matrix(X, name)
 
+# %% ../nbs/00_privacy.ipynb #a56c1ed1
 def _row_scales(A) -> tuple:
     """Row norms as scales, without overflow or underflow: `(inv, idx, U)`. `inv[i]` = 1/||x_i|| for ordinary rows (0 for
     zero rows and for the rows in `idx`); `idx` = rows whose squared norm overflows (entries >~ 1e154) or underflows
@@ -819,7 +873,8 @@ def clip_rows(X, # (n, d) finite data
     r = row_norms(A)
     bad = ~(r <= radius)                                                  # NaN rows too
     if bad.any():
-        odd = bad & ~(r <= 1e300)                                         # NaN, inf, or a norm whose reciprocal is subnormal
+        odd = bad & ~(r <= 1e300)                                         # NaN, inf, or a norm whose
+                                                                          # reciprocal is subnormal
         ok = np.flatnonzero(bad & ~odd)
         A[ok] = A[ok] * (radius / r[ok])[:, None]
         odd = np.flatnonzero(odd)
@@ -837,7 +892,8 @@ def _check_rows(X, row_norm, clip, name='X'):
     over = norms > row_norm * (1 + 1e-9)
     if over.any():
         if not clip:
-            raise ValueError(f"{name}: rows must have L2 norm <= row_norm = {row_norm:g}; normalise the rows with public "
+            raise ValueError(f"{name}: rows must have L2 norm <= row_norm = {row_norm:g}; normalise the rows "
+                             "with public "
                              "bounds or pass clip=True")
         X = X.copy()
         X[over] = clip_rows(X[over], row_norm)
@@ -857,6 +913,7 @@ def upper_vec(M) -> np.ndarray:
     M = np.asarray(M, float); i, j = np.triu_indices(M.shape[0])
     return M[i, j] * np.where(i == j, 1.0, math.sqrt(2))
 
+# %% ../nbs/00_privacy.ipynb #e52eeb80
 def from_upper_vec(v, d:int) -> np.ndarray:
     "Inverse of `upper_vec`: the symmetric d × d matrix."
     i, j = np.triu_indices(d)

@@ -64,6 +64,7 @@ def _to_domain(z, domain, radius):
         nz = np.linalg.norm(z); return z if nz <= radius else radius * z / nz
     return np.clip(z, -radius, radius)                  # box
 
+# %% ../nbs/06_sensitivity.ipynb #e3cc4d8c
 def _random_rows(rng, k, d, domain, radius):
     "k random rows: a mix of uniform, sparse and coordinate/sign vectors, mapped into the domain."
     Z = rng.normal(size=(k, d))
@@ -73,7 +74,9 @@ def _random_rows(rng, k, d, domain, radius):
     Z[kind == 2] = np.sign(Z[kind == 2])                                 # dense sign vectors
     e = np.zeros((k, d)); e[np.arange(k), rng.integers(0, d, size=k)] = rng.choice([-1, 1], size=k)
     Z[kind == 3] = e[kind == 3]                                          # coordinate vectors
-    if domain == 'ball': Z *= (rng.random((k, 1)) ** (1 / d)) / np.maximum(np.linalg.norm(Z, axis=1, keepdims=True), 1e-300) * radius
+    if domain == 'ball': Z *= (rng.random((k, 1)) ** (1 / d)) / np.maximum(np.linalg.norm(Z, axis=1,
+                                                                                          keepdims=True),
+                                                                           1e-300) * radius
     return np.array([_to_domain(z, domain, radius) for z in Z])
 
 # %% ../nbs/06_sensitivity.ipynb #9a8ed42c
@@ -90,6 +93,7 @@ def _sensitivity_value(f, X, norm, neighbour, row):
         return dist(f(with_row(u)), f(with_row(v)))
     return value
 
+# %% ../nbs/06_sensitivity.ipynb #37b671fd
 def _optimise_pairs(value, starts, d, domain, radius, maxiter, best, addremove):
     "Powell from each start on the pair (u, v) mapped into the domain: (values reached, best (value, witness))."
     opt_vals = []
@@ -119,15 +123,18 @@ def search_sensitivity(f,                     # the query: (n, d) array -> array
     "Largest ‖f(D) − f(D′)‖ found over neighbours of `X` by random and optimised changes of one row; with `claimed`, how it compares."
     X, _ = as_matrix(X, 'X')
     n, d = X.shape
-    if domain not in ('ball', 'sphere', 'box'): raise ValueError(f"domain must be 'ball', 'sphere' or 'box', got {domain!r}")
-    if neighbour not in ('replace', 'addremove'): raise ValueError(f"neighbour must be 'replace' or 'addremove', got {neighbour!r}")
+    if domain not in ('ball', 'sphere', 'box'): raise ValueError("domain must be 'ball', 'sphere' or 'box', "
+                                                                 f"got {domain!r}")
+    if neighbour not in ('replace', 'addremove'): raise ValueError("neighbour must be 'replace' or "
+                                                                   f"'addremove', got {neighbour!r}")
     radius = check_positive(row_norm, 'row_norm')
     check_int(n_random, 'n_random'); check_int(n_optimise, 'n_optimise', minimum=0)
     if not -n <= row < n: raise ValueError(f"row must index a row of X (n={n}), got {row}")
     value = _sensitivity_value(f, X, norm, neighbour, row)
     rng, addremove = as_rng(rng), neighbour == 'addremove'
     U, V = _random_rows(rng, n_random, d, domain, radius), _random_rows(rng, n_random, d, domain, radius)
-    vals = np.array([value(u, v) for u, v in tqdm(zip(U, V), total=n_random, disable=not progress, desc='random neighbours')])
+    vals = np.array([value(u, v) for u,
+                     v in tqdm(zip(U, V), total=n_random, disable=not progress, desc='random neighbours')])
     best_i = int(np.argmax(vals))
     best = (vals[best_i], (U[best_i], None if addremove else V[best_i]))
     starts = [np.r_[U[i], V[i]] for i in np.argsort(vals)[::-1][: (n_optimise + 1) // 2]]

@@ -18,8 +18,6 @@ cells = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cells)
 
 
-@pytest.mark.xfail(strict=False, reason='issue #35: tools/cells.py split/wrap has been applied to part of the '
-                                        'notebooks only; the lead runs it on the rest, then removes this mark')
 def test_notebook_shape_thresholds():
     out = io.StringIO()
     tot = cells.cmd_stats(cells.notebooks([]), out=out)
