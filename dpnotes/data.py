@@ -18,10 +18,11 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'READER_DEFAULTS', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING',
-           'CHECK_WARNING', 'SCHEMA_HINT', 'Dataset', 'Column', 'Schema', 'draft_schema', 'datasets_dir',
-           'find_data_dir', 'cache_dir', 'list_datasets', 'dataset_info', 'clean_features', 'load_dataset',
-           'fetch_dataset', 'data_available', 'read_table', 'draft_file_schema', 'check_complete', 'table_cells',
-           'read_by_schema', 'check_table', 'read_by_schema_dask', 'as_schema', 'drafted_fields', 'TableCodec']
+           'CHECK_WARNING', 'SCHEMA_HINT', 'Dataset', 'Column', 'output_decimals', 'Schema', 'draft_schema',
+           'datasets_dir', 'find_data_dir', 'cache_dir', 'list_datasets', 'dataset_info', 'clean_features',
+           'load_dataset', 'fetch_dataset', 'data_available', 'read_table', 'draft_file_schema', 'check_complete',
+           'table_cells', 'read_by_schema', 'check_table', 'read_by_schema_dask', 'as_schema', 'drafted_fields',
+           'TableCodec']
 
 # %% ../nbs/02_data.ipynb #2d522e01
 @dataclass(repr=False)
@@ -102,6 +103,7 @@ class Column:
     categories: list | None = None  # public values of a categorical column, in encoding order
     drafted: bool = False  # True if taken from the data (not private: review before release)
     missing: bool | None = None  # False: declared to have no missing cell (public); None: not declared
+    decimals: int | None = None  # numeric: decimals a release writes; None: `output_decimals`' rule
 
     def __post_init__(self):
         if self.kind not in COLUMN_KINDS:
@@ -129,6 +131,12 @@ class Column:
         self.drafted = bool(self.drafted)
         if self.missing not in (None, True, False):
             raise ValueError(f"missing must be true, false or absent, got {self.missing!r}")
+        d = self.decimals
+        if d is not None and (self.kind != 'numeric' or isinstance(d, (bool, np.bool_))
+                              or not isinstance(d, (int, np.integer)) or not 0 <= d <= 15):
+            raise ValueError(f"decimals: a whole number 0 … 15 on a numeric column (integers are written without "
+                             f"decimals, categories as their text), got {d!r} on a {self.kind} column")
+        if d is not None: self.decimals = int(d)
 
 # %% ../nbs/02_data.ipynb #90cc1e51
 def _cat_key(v):
@@ -153,7 +161,21 @@ def to_dict(self: Column) -> dict:
         if self.upper is not None: d['upper'] = self.upper
     d['drafted'] = self.drafted
     if self.missing is not None: d['missing'] = self.missing
+    if self.decimals is not None: d['decimals'] = self.decimals
     return d
+
+# %% ../nbs/02_data.ipynb #d1c307c7
+def output_decimals(col: Column) -> int | None:
+    """Decimals a release writes for a column, from the schema alone: the column's `decimals` when declared; else,
+    for a numeric column with both bounds, the fewest decimals k whose step 10^-k is at most 1/10,000 of the width
+    upper − lower (the bounds [0, 10] give 3); 0 for an integer column; None (the shortest text that reads back as
+    the same float) otherwise."""
+    import math
+    if col.kind == 'integer': return 0
+    if col.kind != 'numeric': return None
+    if col.decimals is not None: return col.decimals
+    if col.lower is None or col.upper is None or not col.lower < col.upper: return None
+    return min(15, max(0, math.ceil(4 - math.log10(col.upper - col.lower) - 1e-12)))
 
 # %% ../nbs/02_data.ipynb #65c62db9
 READER_DEFAULTS = {'encoding': 'utf-8', 'delimiter': None, 'decimal': '.', 'thousands': None, 'format': None,
@@ -1686,9 +1708,7 @@ def drafted_fields(schema) -> list:
 # %% ../nbs/02_data.ipynb #bce00385
 class TableCodec:
     "Public, row-by-row map between a table and the unit cube, defined by the schema alone (never by the data)."
-    def __init__(self, schema, columns, label=None,
-                 dtypes=None, # ignored (kept for old callers): the released dtypes come from the schema alone
-                ):
+    def __init__(self, schema, columns, label=None):
         self.schema, self.label = schema, label
         missing = [c for c in columns if c not in schema.columns]
         if missing: raise ValueError(f"column {missing[0]!r} is not in the schema (columns missing from it: "
