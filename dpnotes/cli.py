@@ -110,7 +110,10 @@ def schema_cmd(source: str = typer.Argument(..., metavar='IN',
     """Draft a schema from a table. Every field is taken from the data, flagged "drafted": true: NOT private until you review it.
 
     Column kinds: numeric (a number between public bounds lower and upper), integer (a whole number between bounds),
-    categorical (one of a public list of categories; the label is categorical). The reading options are read off the
+    categorical (one of a public list of categories; the label is categorical). A numeric column may also carry
+    "decimals": how many decimals a release writes for it (default: the fewest whose step is at most 1/10,000 of
+    upper - lower, e.g. 3 for [0, 10]; integers are written whole, categories as their text, quoted only when CSV
+    needs it). The reading options are read off the
     file too (encoding, delimiter, a decimal comma as in '12,5' or '1.234,56'), and columns that look like identifiers
     or dates are left out of the release (listed under "skip"), each with a note.
 

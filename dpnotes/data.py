@@ -897,42 +897,45 @@ import codecs
 
 import csv
 
+import re
+
 DEFAULT_MISSING = ('?', '', 'NA')
+_UNDECODED = re.compile('[\udc80-\udcff\U0010fffe]')   # a byte the encoding could not decode, or its stand-in
 
 # %% ../nbs/02_data.ipynb #d60df865
 def _decode_text(b: bytes, encoding, where: str) -> tuple:
-    "Text of a file and the encoding used: a BOM decides, else `encoding`, else UTF-8, else Windows-1252."
-    if encoding is not None:
-        try: text = b.decode(encoding)
-        except (UnicodeDecodeError, LookupError) as e:
-            raise ValueError(f"{where}: cannot be decoded with encoding={encoding!r} ({e}); try another encoding, "
-                             "e.g. encoding='latin-1'") from e
-        return text.lstrip('\ufeff'), encoding
-    for bom, enc in ((codecs.BOM_UTF8, 'utf-8-sig'), (codecs.BOM_UTF32_LE, 'utf-32'), (codecs.BOM_UTF32_BE, 'utf-32'),
-                     (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16')):
-        if b.startswith(bom): return b.decode(enc).lstrip('\ufeff'), enc
-    try: return b.decode('utf-8'), 'utf-8'
-    except UnicodeDecodeError: return b.decode('cp1252', errors='replace'), 'cp1252'
+    """Text of a file and the encoding used, by public inputs alone: `encoding`, else a byte-order mark, else UTF-8. A
+    byte the encoding cannot decode is kept as a stand-in (U+10FFFE) and only its cell reads as missing; the
+    file is never re-decoded with another encoding because of one cell."""
+    if encoding is None:
+        boms = ((codecs.BOM_UTF8, 'utf-8-sig'), (codecs.BOM_UTF32_LE, 'utf-32'), (codecs.BOM_UTF32_BE, 'utf-32'),
+                (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16'))
+        encoding = next((enc for bom, enc in boms if b.startswith(bom)), 'utf-8')
+    try: codecs.lookup(encoding)
+    except (LookupError, TypeError): raise ValueError(f"{where}: unknown text encoding {encoding!r}") from None
+    try: text = b.decode(encoding, errors='surrogateescape')
+    except UnicodeDecodeError: text = b.decode(encoding, errors='replace')   # UTF-16/32: no stand-ins; U+FFFD kept
+    # the stand-in U+10FFFE (a noncharacter) instead of a lone surrogate, which pandas' parser cannot take
+    return _UNDECODED.sub('\U0010fffe', text.lstrip('\ufeff')), encoding
 
 # %% ../nbs/02_data.ipynb #270633ee
 def _sniff_sep(text: str) -> str:
-    "The delimiter among , ; tab | that splits the first lines into the same number (> 1) of fields; ',' if none does."
-    lines = [l for l in text.splitlines()[:50] if l.strip()]
-    best, best_k = ',', 1
-    for d in (',', ';', '\t', '|'):
-        counts = {len(r) for r in csv.reader(lines, delimiter=d)}
-        if len(counts) == 1 and (k := counts.pop()) > best_k: best, best_k = d, k
-    return best
+    """The delimiter read off the header line alone (the first non-blank line, public): the one among , ; tab | that
+    splits it into the most fields (',' on a tie, and when none splits it). The rows are never looked at."""
+    first = next((l for l in text.split('\n', 50)[:50] if l.strip()), '')
+    counts = {d: len(next(csv.reader([first.rstrip('\r')], delimiter=d), [])) for d in (',', ';', '\t', '|')}
+    return max(counts, key=lambda d: (counts[d], d == ','))
 
 # %% ../nbs/02_data.ipynb #db5ac89e
 def _apply_missing(df: pd.DataFrame, missing) -> pd.DataFrame:
-    "Strip text cells, turn the `missing` markers into NaN, and make columns numeric where every value is a number."
+    "Strip text cells, turn the `missing` markers and undecodable cells into NaN, and make columns numeric where every value is a number."
     out = {}
     for c in df.columns:
         s = df[c]
         if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s): out[c] = s; continue
         s = s.astype(object).where(s.notna(), None)
-        strip = {v: (v.strip() if isinstance(v, str) else v) for v in pd.unique(s[s.notna()])}
+        strip = {v: (None if _UNDECODED.search(v) else v.strip()) if isinstance(v, str) else v
+                 for v in pd.unique(s[s.notna()])}                      # an undecodable cell: missing
         st = s.map(strip)
         st = st.where(~st.isin(list(missing)), None)
         obs = st[st.notna()]
@@ -1008,7 +1011,8 @@ def _read_arff(text: str, missing, where: str) -> tuple:
         if len(r) != len(attrs):
             raise ValueError(f"{where}: data row {i + 1} has {len(r)} values, the header declares {len(attrs)} attributes")
     df = pd.DataFrame(rows, columns=names, dtype=object)
-    df = df.apply(lambda s: s.map(lambda v: v.strip().strip('"') if isinstance(v, str) else v))
+    df = df.apply(lambda s: s.map(lambda v: None if not isinstance(v, str) or _UNDECODED.search(v)
+                                  else v.strip().strip('"')))                # an undecodable cell: missing
     miss = set(missing) | {'?'}
     nominal = {}
     for name, typ, vals in attrs:
@@ -1024,6 +1028,15 @@ def _read_arff(text: str, missing, where: str) -> tuple:
             df[name] = s; nominal[name] = vals
         else: df[name] = s
     return df, nominal
+
+# %% ../nbs/02_data.ipynb #2603babc
+def _is_arff(text: str, suffixes: list) -> bool:
+    """ARFF by the file name (.arff, .arff.gz) or by the header alone: the first non-blank line opens an ARFF header
+    ('@relation' or a '%' comment). Never by a cell: '@attribute' in a CSV's rows does not make it ARFF."""
+    if suffixes[-1:] == ['.arff']: return True
+    if suffixes[-1:] in (['.csv'], ['.tsv']): return False
+    first = next((l.strip().lower() for l in text.split('\n', 50)[:50] if l.strip()), '')
+    return first.startswith(('@relation', '%'))
 
 # %% ../nbs/02_data.ipynb #e2aeb890
 def _read_source(source, missing, sep, encoding, name) -> tuple:
@@ -1049,11 +1062,11 @@ def _read_source(source, missing, sep, encoding, name) -> tuple:
         except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from e
         suffixes = suffixes[:-1]
     text, enc = _decode_text(b, encoding, where)
-    head = text.lstrip()[:2000].lower()
-    if suffixes[-1:] == ['.arff'] or (head.startswith(('@relation', '%')) and '@attribute' in head):
+    if _is_arff(text, suffixes):
         df, nominal = _read_arff(text, missing, where); fmt = f'ARFF, {enc}'
     else:
         df, used = _read_csv_text(text, sep, missing, where); fmt = f'CSV sep={used!r}, {enc}'
+    df.columns = [_UNDECODED.sub('\ufffd', str(c)) for c in df.columns]   # the header is public: shown, not lost
     return df, nominal, fmt, where, name or path.name.split('.')[0]
 
 # %% ../nbs/02_data.ipynb #1ca8aa55
@@ -1090,8 +1103,8 @@ def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas Dat
                label: str | None = None, # name of the label column (coded 0..K-1; original values in `label_values`)
                categorical=None, # columns to one-hot encode; default: non-numeric columns and ARFF nominal attributes
                missing=None, # cell values read as missing; default ('?', '', 'NA')
-               sep: str | None = None, # CSV delimiter; default: sniffed among , ; tab |
-               encoding: str | None = None, # text encoding; default: byte-order mark, else UTF-8, else Windows-1252
+               sep: str | None = None, # CSV delimiter; default: read off the header line among , ; tab |
+               encoding: str | None = None, # text encoding; default: byte-order mark, else UTF-8 (bad bytes: cell missing)
                name: str | None = None, # dataset name; default: the file name without extension, or 'table'
               ) -> Dataset:
     "Read a user's table (CSV, ARFF or DataFrame) into a `Dataset`: missing values left as NaN (not imputed), categoricals one-hot, label coded, schema drafted."
@@ -1152,9 +1165,12 @@ def draft_file_schema(source, # a CSV/TSV/ARFF file (optionally .gz)
     that look like identifiers or dates left out of the release (the schema's `skip`), each with a note."""
     b, where, name = _file_bytes(source)
     text, enc = _decode_text(b, None, where)
-    df, nominal, fmt, where, _ = _read_source(source, DEFAULT_MISSING, None, None, None)
-    sep = None if name.endswith('.arff') else _sniff_sep(text)
     notes, reader = [], {}
+    if enc == 'utf-8' and _UNDECODED.search(text):      # a draft reads the bytes (NOT private): propose Windows-1252
+        text, enc = _decode_text(b, 'cp1252', where)
+        notes.append("the file is not UTF-8: drafted encoding='cp1252' (Windows-1252); check it")
+    df, nominal, fmt, where, _ = _read_source(source, DEFAULT_MISSING, None, enc, None)
+    sep = None if _is_arff(text, [s.lower() for s in Path(name).suffixes]) else _sniff_sep(text)
     if enc in ('utf-8', 'utf-8-sig', 'cp1252'): reader['encoding'] = 'utf-8' if enc.startswith('utf-8') else enc
     else: notes.append(f"the file is {enc}: convert it to UTF-8 before a release")
     if sep not in (None, ','): reader['delimiter'] = sep
