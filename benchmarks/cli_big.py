@@ -13,7 +13,8 @@ With --mixed, the table is the issue's kind instead (#36): n rows of 8 numeric c
 5 %; the commands `schema`, `check`, `release` (default method, in memory) and `report` are each timed under
 `/usr/bin/time -v`, and the release's size is compared with the input's. Usage:
     nice -n 10 python benchmarks/cli_big.py --mixed --n 2e6 [--dir /tmp] [--write] [--keep] [--only schema,check]
-(--write merges one row per command into data/results/cli_big.csv, marked with the git commit).
+(--write merges one row per command into data/results/cli_big.csv, marked with the git commit or --tag; run it
+with PYTHONPATH set to another checkout to measure that checkout's `dpnotes`).
 """
 import argparse, json, os, re, shutil, subprocess, sys, time
 from pathlib import Path
@@ -156,7 +157,7 @@ def timed(args: list) -> dict:
     return dict(seconds=wall, peak_rss_mb=int(rss.group(1)) / 1024 if rss else float('nan'), exit=p.returncode)
 
 
-def main_mixed(n: int, where: str, write: bool, keep: bool, only):
+def main_mixed(n: int, where: str, write: bool, keep: bool, only, tag=None):
     "Each command on the generated mixed table; one row per command."
     d = Path(where) / f'dpnotes_cli_mixed_{n}'
     d.mkdir(parents=True, exist_ok=True)
@@ -169,8 +170,8 @@ def main_mixed(n: int, where: str, write: bool, keep: bool, only):
             'check': ['check', csv, '--schema', sj],
             'release': ['release', csv, '-o', out, '-e', 1, '--schema', sj, '--seed', 0],
             'report': ['report', csv, out, '-o', d / 'report.html', '--label', 'y', '--seed', 0]}
-    commit = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True,
-                            cwd=Path(__file__).parent).stdout.strip()
+    commit = tag or subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], capture_output=True, text=True,
+                                   cwd=Path(__file__).parent).stdout.strip()
     rows = []
     try:
         for cmd, args in runs.items():
@@ -200,7 +201,8 @@ if __name__ == '__main__':
     p.add_argument('--dir', default='/tmp'); p.add_argument('--write', action='store_true')
     p.add_argument('--mixed', action='store_true'); p.add_argument('--keep', action='store_true')
     p.add_argument('--only', default=None, help='with --mixed: comma-separated commands to run')
+    p.add_argument('--tag', default=None, help="with --mixed: the code measured (default: this checkout's commit)")
     a = p.parse_args()
     set_width(a.d)
-    if a.mixed: main_mixed(int(a.n), a.dir, a.write, a.keep, None if a.only is None else a.only.split(','))
+    if a.mixed: main_mixed(int(a.n), a.dir, a.write, a.keep, None if a.only is None else a.only.split(','), a.tag)
     else: main(int(a.n), a.dir, a.write)

@@ -57,7 +57,7 @@ SHIPPED = ('wdbc',)
 
 # %% ../nbs/61_cli.ipynb #182ce645
 def read_input(source: str, label: str | None = None) -> tuple:
-    "(DataFrame, label, schema or None): a CSV/TSV or ARFF file read by `dpnotes.data.read_table` in its own column order, or a shipped table name. Not for a release: `read_table` types columns from the data."
+    "(DataFrame, label, schema or None): a CSV/TSV or ARFF file read as `dpnotes.data.read_table` reads it, in its own column order, or a shipped table name. Not for a release: `read_table` types columns from the data."
     p = Path(source)
     if not p.exists():
         if source.lower() in SHIPPED:
@@ -67,9 +67,10 @@ def read_input(source: str, label: str | None = None) -> tuple:
         raise BadInput(f"{source}: file not found (or a shipped table name: {', '.join(SHIPPED)})")
     if p.is_dir(): raise BadInput(f"{source}: is a directory, not a table")
     if p.stat().st_size == 0: raise BadInput(f"{source}: the file is empty")
-    try: ds = read_table(p)                                        # no label: every column as read, in the file's order
+    try:                               # `read_table`'s reading and checks, without its one-hot copy (memory)
+        df, nominal, _, where, _ = _data._read_source(p, _data.DEFAULT_MISSING, None, None, None)
+        if df.shape[1] and len(df): _data._categorical_of(df, None, None, nominal, where)
     except _TABLE_ERRORS as e: raise BadInput(f"{source}: cannot read the table ({_one_line(e)})") from None
-    df = ds.raw.copy() if ds.raw is not None else ds.X.copy()
     if df.shape[1] == 0 or len(df) == 0: raise BadInput(f"{source}: the table is empty")
     if label is not None and label not in df.columns:
         raise BadInput(f"--label: column {label!r} is not in {source} (columns: "

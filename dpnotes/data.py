@@ -916,7 +916,8 @@ def _decode_text(b: bytes, encoding, where: str) -> tuple:
     try: text = b.decode(encoding, errors='surrogateescape')
     except UnicodeDecodeError: text = b.decode(encoding, errors='replace')   # UTF-16/32: no stand-ins; U+FFFD kept
     # the stand-in U+10FFFE (a noncharacter) instead of a lone surrogate, which pandas' parser cannot take
-    return _UNDECODED.sub('\U0010fffe', text.lstrip('\ufeff')), encoding
+    text = text.lstrip('\ufeff')
+    return (_UNDECODED.sub('\U0010fffe', text) if _UNDECODED.search(text) else text), encoding
 
 # %% ../nbs/02_data.ipynb #270633ee
 def _sniff_sep(text: str) -> str:
@@ -951,14 +952,15 @@ def _apply_missing(df: pd.DataFrame, missing) -> pd.DataFrame:
 def _read_csv_text(text: str, sep, missing, where: str) -> tuple:
     "A DataFrame from CSV text: delimiter sniffed unless given, duplicated header names refused, markers -> NaN."
     sep = _sniff_sep(text) if sep is None else sep
-    first = next((l for l in text.splitlines() if l.strip()), None)
+    first = next((l.rstrip('\r') for l in text.split('\n', 50)[:50] if l.strip()), None)
     if first is None: raise ValueError(f"{where}: the file is empty")
     header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup: raise ValueError(f"{where}: duplicated column names {dup} in the header; rename them "
                              "(pandas would silently rename the copies to 'name.1')")
     try:
-        df = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
+        df = pd.read_csv(io.BytesIO(text.encode('utf-8')), sep=sep, dtype=str, keep_default_na=False,  # compact
+                         skipinitialspace=True, encoding='utf-8')
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as e:
         raise ValueError(f"{where}: could not be parsed as CSV with sep={sep!r} ({type(e).__name__}: {e}); "
                          "pass sep=... if the delimiter was guessed wrong") from e
@@ -1061,7 +1063,7 @@ def _read_source(source, missing, sep, encoding, name) -> tuple:
         try: b = gzip.decompress(b)
         except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from e
         suffixes = suffixes[:-1]
-    text, enc = _decode_text(b, encoding, where)
+    text, enc = _decode_text(b, encoding, where); del b
     if _is_arff(text, suffixes):
         df, nominal = _read_arff(text, missing, where); fmt = f'ARFF, {enc}'
     else:
@@ -1169,8 +1171,9 @@ def draft_file_schema(source, # a CSV/TSV/ARFF file (optionally .gz)
     if enc == 'utf-8' and _UNDECODED.search(text):      # a draft reads the bytes (NOT private): propose Windows-1252
         text, enc = _decode_text(b, 'cp1252', where)
         notes.append("the file is not UTF-8: drafted encoding='cp1252' (Windows-1252); check it")
-    df, nominal, fmt, where, _ = _read_source(source, DEFAULT_MISSING, None, enc, None)
     sep = None if _is_arff(text, [s.lower() for s in Path(name).suffixes]) else _sniff_sep(text)
+    del b, text                                                       # read again below: one copy at a time
+    df, nominal, fmt, where, _ = _read_source(source, DEFAULT_MISSING, None, enc, None)
     if enc in ('utf-8', 'utf-8-sig', 'cp1252'): reader['encoding'] = 'utf-8' if enc.startswith('utf-8') else enc
     else: notes.append(f"the file is {enc}: convert it to UTF-8 before a release")
     if sep not in (None, ','): reader['delimiter'] = sep
@@ -1326,30 +1329,48 @@ def _trimmed(header: list, schema) -> list:
     while header and header[-1] == '' and '' not in schema.columns: header = header[:-1]
     return header
 
+# %% ../nbs/02_data.ipynb #332c0880
+_BLOCK_LINES = 250_000   # lines of text cells held at once by `read_by_schema` (a public constant, not the data's)
+
+# %% ../nbs/02_data.ipynb #f0e6cd25
+def _file_blocks(source, schema, sep=None, encoding=None) -> tuple:
+    """(header, where, undecodable?, blocks) of a file, by public inputs alone: the format from the file name (or the
+    schema's `format`), the text by the schema's encoding, the delimiter from the schema or the header line. Every line
+    after the header is a record (in ARFF, all but blank and '%' lines); `blocks` yields (records, first line of each,
+    1-based) for `_BLOCK_LINES` lines at a time (a multiline CSV: one block), so only one block of cells is held."""
+    b, where, name = _file_bytes(source)
+    text = _release_text(b, encoding or schema.encoding); del b
+    lost = _LOST.search(text) is not None
+    lines = _lines(text); del text
+    if (schema.format or ('arff' if name.endswith('.arff') else 'csv')) == 'arff':
+        header, k0 = _arff_header(lines, where)
+        keep = [k for k in range(k0, len(lines)) if lines[k].strip() and not lines[k].lstrip().startswith('%')]
+        def blocks():
+            for a in range(0, len(keep), _BLOCK_LINES):
+                ks = keep[a:a + _BLOCK_LINES]
+                recs, first = _records([lines[k] for k in ks], ',', '\'"')
+                yield recs, [ks[f] + 1 for f in first]
+        return header, where, lost, blocks()
+    k0 = next((k for k, l in enumerate(lines) if l.strip()), None)
+    if k0 is None: raise ValueError(f"{where}: the file is empty")
+    sep = sep or schema.delimiter or _header_sep(lines[k0], set(schema.columns))
+    (header,), _ = _records([lines[k0]], sep, '"')
+    header = _trimmed([h.strip() for h in header], schema)
+    step = max(1, len(lines)) if schema.multiline else _BLOCK_LINES
+    def blocks():
+        for a in range(k0 + 1, len(lines), step):
+            recs, first = _records(lines[a:a + step], sep, '"', schema.multiline)
+            yield recs, [f + a + 1 for f in first]
+    return header, where, lost, blocks()
+
 # %% ../nbs/02_data.ipynb #26087947
 def _file_cells(source, schema, sep=None, encoding=None) -> tuple:
     """(header, records, first line of each record (1-based), where, undecodable?) of a file, by public inputs alone:
-    the format from the file name (or the schema's `format`), the text by the schema's encoding, the delimiter from the
-    schema or the header line. Every line after the header is a record (in ARFF, all but blank and '%' lines)."""
-    b, where, name = _file_bytes(source)
-    enc = encoding or schema.encoding
-    text = _release_text(b, enc)
-    lines = _lines(text)
-    fmt = schema.format or ('arff' if name.endswith('.arff') else 'csv')
-    if fmt == 'arff':
-        header, k0 = _arff_header(lines, where)
-        keep = [k for k in range(k0, len(lines)) if lines[k].strip() and not lines[k].lstrip().startswith('%')]
-        recs, first = _records([lines[k] for k in keep], ',', '\'"')
-        first = [keep[f] for f in first]
-    else:
-        k0 = next((k for k, l in enumerate(lines) if l.strip()), None)
-        if k0 is None: raise ValueError(f"{where}: the file is empty")
-        sep = sep or schema.delimiter or _header_sep(lines[k0], set(schema.columns))
-        (header,), _ = _records([lines[k0]], sep, '"')
-        header = _trimmed([h.strip() for h in header], schema)
-        recs, first = _records(lines[k0 + 1:], sep, '"', schema.multiline)
-        first = [f + k0 + 1 for f in first]
-    return header, recs, [f + 1 for f in first], where, _LOST.search(text) is not None
+    `_file_blocks`' blocks put together."""
+    header, where, lost, blocks = _file_blocks(source, schema, sep, encoding)
+    recs, first = [], []
+    for r, f in blocks: recs += r; first += f
+    return header, recs, first, where, lost
 
 # %% ../nbs/02_data.ipynb #7d824242
 def table_cells(source, # a CSV/TSV/ARFF file path (optionally .gz)
@@ -1476,44 +1497,55 @@ def read_by_schema(source, # a CSV/TSV/ARFF file path (optionally .gz)
     missing cells. Errors are about the public inputs only (the file name, the header, the schema): never a cell."""
     schema = schema if isinstance(schema, Schema) else _as_schema(schema)
     missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
-    header, recs, _, where, lost = _file_cells(source, schema, sep, encoding)
+    header, where, lost, blocks = _file_blocks(source, schema, sep, encoding)
     _header_vs_schema(header, schema, where)
-    if not recs: raise ValueError(f"{where}: the table is empty (a header and no rows)")
-    return _typed_frame(_cells_frame(header, recs, lost), schema, missing)
+    parts = [_typed_frame(_cells_frame(header, recs, lost), schema, missing) for recs, _ in blocks]  # one at a time
+    if not parts: raise ValueError(f"{where}: the table is empty (a header and no rows)")
+    return parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+
+# %% ../nbs/02_data.ipynb #9a238b10
+def _counts(values) -> pd.Series:
+    "Distinct values (as text) and how often each occurs, most frequent first: what `check_table` adds up block by block."
+    return pd.Series(values, dtype=object).astype(str).value_counts()
+
+# %% ../nbs/02_data.ipynb #6e0dfd40
+def _counted(vc: pd.Series, k: int = 5) -> str:
+    "Up to k values of a `_counts` table with their counts, most frequent first."
+    vc = vc.astype('int64').sort_values(ascending=False, kind='stable')
+    cut = lambda v: v if len(v) <= 40 else v[:40] + f'… ({len(v)} characters)'
+    return ', '.join(f'{cut(v)!r} x{c}' for v, c in vc.head(k).items()) + (' …' if len(vc) > k else '')
 
 # %% ../nbs/02_data.ipynb #38ada0a5
 def _examples(values, k: int = 5) -> str:
     "Up to k distinct values with their counts, most frequent first (for the curator's eyes only)."
-    vc = pd.Series(values, dtype=object).astype(str).value_counts()
-    cut = lambda v: v if len(v) <= 40 else v[:40] + f'… ({len(v)} characters)'
-    return ', '.join(f'{cut(v)!r} x{c}' for v, c in vc.head(k).items()) + (' …' if len(vc) > k else '')
+    return _counted(_counts(values), k)
 
 # %% ../nbs/02_data.ipynb #5eea16cc
 def _numeric_findings(name, cells, col, missing) -> list:
-    "(column, finding, cells, examples, rule) rows of one numeric or integer column."
+    "(column, finding, cells, `_counts` of the cells, rule) rows of one numeric or integer column."
     s = cells.str.strip(); miss = s.isin(list(missing))
     v = pd.to_numeric(s.where(~miss), errors='coerce')
     nan = v.isna() & ~miss; inf = np.isinf(v); fin = v[np.isfinite(v)]
     lo, hi = fin[fin < col.lower], fin[fin > col.upper]
-    out = [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), 'missing-value rule'),
-           (name, 'not a number', int(nan.sum()), _examples(s[nan]), 'read as missing'),
-           (name, 'infinite', int(inf.sum()), _examples(s[inf]), 'public rule for ±inf'),
-           (name, f'below lower={col.lower}', len(lo), _examples(lo), 'clipped to the bound'),
-           (name, f'above upper={col.upper}', len(hi), _examples(hi), 'clipped to the bound')]
+    out = [(name, 'missing cell', int(miss.sum()), _counts(s[miss]), 'missing-value rule'),
+           (name, 'not a number', int(nan.sum()), _counts(s[nan]), 'read as missing'),
+           (name, 'infinite', int(inf.sum()), _counts(s[inf]), 'public rule for ±inf'),
+           (name, f'below lower={col.lower}', len(lo), _counts(lo), 'clipped to the bound'),
+           (name, f'above upper={col.upper}', len(hi), _counts(hi), 'clipped to the bound')]
     if col.kind == 'integer':
         frac = fin[np.floor(fin) != fin]
-        out.append((name, 'not a whole number', len(frac), _examples(frac), 'used as is; released values are rounded'))
+        out.append((name, 'not a whole number', len(frac), _counts(frac), 'used as is; released values are rounded'))
     return out
 
 # %% ../nbs/02_data.ipynb #df147c1a
 def _category_findings(name, cells, col, missing, label=False) -> list:
-    "(column, finding, cells, examples, rule) rows of one categorical column (the label's missing state is its first class)."
+    "(column, finding, cells, `_counts` of the cells, rule) rows of one categorical column (the label's missing state is its first class)."
     s = cells.str.strip(); miss = s.isin(list(missing))
     unknown = ~miss & ~s.isin(list(_category_map(col)))
     rule = f'read as the first class {col.categories[0]!r}' if label else 'read as missing'
-    return [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), rule if label else 'missing-value rule'),
+    return [(name, 'missing cell', int(miss.sum()), _counts(s[miss]), rule if label else 'missing-value rule'),
             (name, f'not among the {len(col.categories)} declared categories', int(unknown.sum()),
-             _examples(s[unknown]), rule)]
+             _counts(s[unknown]), rule)]
 
 # %% ../nbs/02_data.ipynb #c7c61556
 CHECK_WARNING = ("NOT PRIVATE: this check reads the real rows and shows values, counts and line numbers from them. "
@@ -1530,23 +1562,29 @@ def _lines_list(lines) -> str:
 
 # %% ../nbs/02_data.ipynb #af94d441
 def _structure_findings(header, recs, first, schema) -> list:
-    "The file's structural findings for `check_table`: ragged or blank records, columns missing from file or schema."
+    """The file's structural findings for `check_table`, in one block of records: ragged or blank records (with their
+    line numbers), then (with `schema`) the columns missing from the file or the schema."""
     k, out = len(header), []
     more = [f for f, r in zip(first, recs) if len(r) > k and ''.join(r[k:]).strip()]   # not a spreadsheet's empty tail
+    out.append(('(file)', f'lines with more than {k} fields', len(more), more, 'extra fields dropped'))
     fewer = [f for f, r in zip(first, recs) if len(r) < k]
+    out.append(('(file)', f'lines with fewer than {k} fields', len(fewer), fewer, 'absent fields read as missing'))
     blank = [f for f, r in zip(first, recs) if not ''.join(r).strip()]
-    if more: out.append(('(file)', f'lines with more than {k} fields', len(more), _lines_list(more),
-                         'extra fields dropped'))
-    if fewer: out.append(('(file)', f'lines with fewer than {k} fields', len(fewer), _lines_list(fewer),
-                          'absent fields read as missing'))
-    if blank: out.append(('(file)', 'records with every cell blank', len(blank), _lines_list(blank),
-                          'a row of missing cells'))
-    for h in header:
-        if h not in schema.columns and h not in schema.skip:
-            out.append((h, 'column not in the schema', 1, '', 'release refuses the file'))
-    for c in schema.columns:
-        if c not in header: out.append((c, 'schema column not in the file', 1, '', 'release refuses the file'))
-    return out
+    out.append(('(file)', 'records with every cell blank', len(blank), blank, 'a row of missing cells'))
+    if schema is None: return out
+    out += [(h, 'column not in the schema', 1, '', 'release refuses the file') for h in header
+            if h not in schema.columns and h not in schema.skip]
+    return out + [(c, 'schema column not in the file', 1, '', 'release refuses the file') for c in schema.columns
+                  if c not in header]
+
+# %% ../nbs/02_data.ipynb #bac3c7c9
+def _add_findings(acc: dict, found) -> None:
+    "Add one block's findings to `acc` {(column, finding, rule): [cells, counts or line numbers or '']}, in order."
+    for col, what, n, ex, rule in found:
+        r = acc.setdefault((col, what, rule), [0, ex if isinstance(ex, str) else ex[:0]])
+        r[0] += n
+        if isinstance(ex, list): r[1] = r[1] + ex
+        elif isinstance(ex, pd.Series): r[1] = r[1].add(ex, fill_value=0) if len(r[1]) else ex
 
 # %% ../nbs/02_data.ipynb #d87c4140
 def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
@@ -1559,22 +1597,24 @@ def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
     real rows). One row per finding with a count > 0: column, finding, cells, examples, and what a release does with them."""
     schema = _as_schema(schema)
     missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
-    header, recs, first, where, lost = _file_cells(source, schema, sep, encoding)
-    out = _structure_findings(header, recs, first, schema)
-    raw = _cells_frame(header, recs, False, text=False)
-    enc = encoding or schema.encoding
-    for j, h in enumerate(header):
-        if h not in schema.columns or h in header[:j]: continue
-        col, cells = schema.columns[h], raw.iloc[:, j].fillna('').astype(object)
-        bad = cells.map(lambda v: lost and _LOST.search(v) is not None).astype(bool)
-        if bad.any():
-            out.append((h, f'not decodable as {enc}', int(bad.sum()), _examples(cells[bad].map(_shown)),
-                        'read as missing'))
-            cells = cells.where(~bad, '')
-        cells = cells.astype(str)
-        if col.kind == 'categorical': out += _category_findings(h, cells, col, missing, label=h == schema.label)
-        else: out += _numeric_findings(h, _localized(cells, schema.decimal, schema.thousands), col, missing)
-    t = pd.DataFrame(out, columns=['column', 'finding', 'cells', 'examples', 'in a release'])
+    header, where, lost, blocks = _file_blocks(source, schema, sep, encoding)
+    enc, acc = encoding or schema.encoding, {}
+    for b, (recs, first) in enumerate(blocks):                    # one block of cells at a time (memory)
+        _add_findings(acc, _structure_findings(header, recs, first, schema if b == 0 else None))
+        raw = _cells_frame(header, recs, False, text=False)
+        for j, h in enumerate(header):
+            if h not in schema.columns or h in header[:j]: continue
+            col, cells = schema.columns[h], raw.iloc[:, j].fillna('').astype(object)
+            bad = cells.map(lambda v: lost and _LOST.search(v) is not None).astype(bool)
+            _add_findings(acc, [(h, f'not decodable as {enc}', int(bad.sum()), _counts(cells[bad].map(_shown)),
+                                 'read as missing')])
+            cells = cells.where(~bad, '').astype(str)
+            if col.kind == 'categorical': found = _category_findings(h, cells, col, missing, label=h == schema.label)
+            else: found = _numeric_findings(h, _localized(cells, schema.decimal, schema.thousands), col, missing)
+            _add_findings(acc, found)
+    shown = lambda ex: _lines_list(ex) if isinstance(ex, list) else _counted(ex) if isinstance(ex, pd.Series) else ex
+    t = pd.DataFrame([(c, w, n, shown(ex), r) for (c, w, r), (n, ex) in acc.items()],
+                     columns=['column', 'finding', 'cells', 'examples', 'in a release'])
     return t[t['cells'] > 0].reset_index(drop=True)
 
 # %% ../nbs/02_data.ipynb #3c7d0d22
