@@ -57,7 +57,9 @@ SHIPPED = ('wdbc',)
 
 # %% ../nbs/61_cli.ipynb #182ce645
 def read_input(source: str, label: str | None = None) -> tuple:
-    "(DataFrame, label, schema or None): a CSV/TSV or ARFF file read as `dpnotes.data.read_table` reads it, in its own column order, or a shipped table name. Not for a release: `read_table` types columns from the data."
+    """(DataFrame, label, schema or None): a CSV/TSV or ARFF file read as `dpnotes.data.read_table` reads it,
+    in its own column order, or a shipped table name. Not for a release: `read_table` types columns from the
+    data."""
     p = Path(source)
     if not p.exists():
         if source.lower() in SHIPPED:
@@ -108,15 +110,16 @@ def schema_cmd(source: str = typer.Argument(..., metavar='IN',
                label: str = typer.Option(None, '--label', help='label column'),
                categorical: str = typer.Option(None, '--categorical',
                                                help='comma-separated columns to treat as categorical')):
-    """Draft a schema from a table. Every field is taken from the data, flagged "drafted": true: NOT private until you review it.
+    """Draft a schema from a table. Every field is taken from the data, flagged "drafted": true: NOT private
+    until you review it.
 
-    Column kinds: numeric (a number between public bounds lower and upper), integer (a whole number between bounds),
-    categorical (one of a public list of categories; the label is categorical). A numeric column may also carry
-    "decimals": how many decimals a release writes for it (default: the fewest whose step is at most 1/10,000 of
-    upper - lower, e.g. 3 for [0, 10]; integers are written whole, categories as their text, quoted only when CSV
-    needs it). The reading options are read off the
-    file too (encoding, delimiter, a decimal comma as in '12,5' or '1.234,56'), and columns that look like identifiers
-    or dates are left out of the release (listed under "skip"), each with a note.
+    Column kinds: numeric (a number between public bounds lower and upper), integer (a whole number between
+    bounds), categorical (one of a public list of categories; the label is categorical). A numeric column may
+    also carry "decimals": how many decimals a release writes for it (default: the fewest whose step is at
+    most 1/10,000 of upper - lower, e.g. 3 for [0, 10]; integers are written whole, categories as their text,
+    quoted only when CSV needs it). The reading options are read off the file too (encoding, delimiter, a
+    decimal comma as in '12,5' or '1.234,56'), and columns that look like identifiers or dates are left out of
+    the release (listed under "skip"), each with a note.
 
     Example:  dpnotes schema patients.csv -o schema.json --label diagnosis
     """
@@ -426,21 +429,23 @@ def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler,
 
 # %% ../nbs/61_cli.ipynb #4cab5d0e
 def _as_schema_types(data: pd.DataFrame, sch, header: list) -> pd.DataFrame:
-    """The released table as written: columns in the file's header order, each numeric column rounded to the decimals
-    the schema fixes (`dpnotes.data.output_decimals`: its `decimals`, else a rule from its bounds), each integer
-    column as whole numbers (a missing cell stays missing). The data never choose a precision."""
+    """The released table as written: columns in the file's header order, each numeric column rounded to the
+    decimals the schema fixes (`dpnotes.data.output_decimals`: its `decimals`, else a rule from its bounds),
+    each integer column as whole numbers (a missing cell stays missing). The data never choose a precision."""
     out = data[[c for c in header if c in data.columns] + [c for c in data.columns if c not in header]].copy()
     for c in out.columns:
         col = sch.columns.get(c)
         k = None if col is None or col.kind == 'categorical' else _data.output_decimals(col)
-        if k is None or not pd.api.types.is_numeric_dtype(out[c]) or pd.api.types.is_bool_dtype(out[c]): continue
+        num = pd.api.types.is_numeric_dtype(out[c]) and not pd.api.types.is_bool_dtype(out[c])
+        if k is None or not num: continue
         v = np.round(out[c].to_numpy(dtype='float64'), k) + 0.0           # + 0.0: no '-0'
         out[c] = pd.array(v, dtype='Int64') if k == 0 and col.kind == 'integer' else v
     return out
 
 # %% ../nbs/61_cli.ipynb #5ca5a21c
 def _csv_texts(s: pd.Series):
-    "One released column as Arrow text cells (missing: null): numbers as Arrow writes them, texts quoted where needed."
+    """One released column as Arrow text cells (missing: null): numbers as Arrow writes them, texts quoted
+    where needed."""
     import pyarrow as pa, pyarrow.compute as pc
     if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
         return pc.cast(pa.array(s, from_pandas=True), pa.string())
@@ -451,14 +456,15 @@ def _csv_texts(s: pd.Series):
 
 # %% ../nbs/61_cli.ipynb #d25dec47
 def _csv_quoted(t: str) -> str:
-    "A text as a CSV cell: quoted (inner quotes doubled) only when it holds a comma, a quote or a line break, or is empty."
+    """A text as a CSV cell: quoted (inner quotes doubled) only when it holds a comma, a quote or a line
+    break, or is empty."""
     return f'"{t.replace(chr(34), 2 * chr(34))}"' if t == '' or any(ch in t for ch in ',"\r\n') else t
 
 # %% ../nbs/61_cli.ipynb #aaea2801
 def _csv_append(rows: pd.DataFrame, f, header: bool) -> None:
-    """Append a released frame to the open binary file `f` as CSV through Arrow (about ten times pandas' speed): numbers
-    in their shortest round-trip form, any other column as its text, quoted only when CSV needs it (a comma, a quote, a
-    line break, or an empty text), a missing cell empty."""
+    """Append a released frame to the open binary file `f` as CSV through Arrow (about ten times pandas'
+    speed): numbers in their shortest round-trip form, any other column as its text, quoted only when CSV
+    needs it (a comma, a quote, a line break, or an empty text), a missing cell empty."""
     import io, pyarrow as pa, pyarrow.compute as pc
     if header:
         line = io.StringIO()
