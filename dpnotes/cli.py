@@ -130,6 +130,7 @@ def schema_cmd(source: str = typer.Argument(..., metavar='IN',
     _check_out(out, source, ('.json',))
     notes = []
     if Path(source).is_file():
+        del df                                  # drafted from the file below: one table in memory at a time
         try: sch, notes = draft_file_schema(source, label=label, categorical=cats)
         except _TABLE_ERRORS as e: raise BadInput(f"{source}: cannot draft a schema ({_one_line(e)})") from None
     else: sch = draft_schema(df, label=label, categorical=cats)
