@@ -484,7 +484,10 @@ def _write_release(data, out: Path, sch, header: list) -> int:
     partition at a time (peak memory: about one partition), with a progress bar on stderr that counts partitions."""
     from dpnotes.moments import is_dask
     if not is_dask(data):
-        _as_schema_types(data, sch, header).to_csv(out, index=False); return len(data)
+        with open(out, 'w', encoding='utf-8', newline='') as f:        # 250,000 rows at a time (memory)
+            for a in range(0, max(len(data), 1), 250_000):
+                _as_schema_types(data.iloc[a:a + 250_000], sch, header).to_csv(f, index=False, header=a == 0)
+        return len(data)
     parts, n = data.to_delayed(), 0
     with open(out, 'wb') as f:
         for i, part in enumerate(parts):
