@@ -192,7 +192,9 @@ def main_mixed(n: int, where: str, write: bool, keep: bool, only, tag=None):
         new = pd.DataFrame(rows)
         key = lambda f: list(zip(f['n'], f['command'], f.get('commit', pd.Series([''] * len(f)))))
         old = old[[k not in set(key(new)) for k in key(old)]]
-        pd.concat([old, new], ignore_index=True).to_csv(dest, index=False, float_format='%.4g')
+        both = pd.concat([old, new], ignore_index=True)
+        if 'rows_written' in both: both['rows_written'] = both['rows_written'].astype('Int64')
+        both.to_csv(dest, index=False, float_format='%.4g')
         print(f"wrote {dest}")
 
 if __name__ == '__main__':
