@@ -57,7 +57,9 @@ SHIPPED = ('wdbc',)
 
 # %% ../nbs/61_cli.ipynb #182ce645
 def read_input(source: str, label: str | None = None) -> tuple:
-    "(DataFrame, label, schema or None): a CSV/TSV or ARFF file read by `dpnotes.data.read_table` in its own column order, or a shipped table name. Not for a release: `read_table` types columns from the data."
+    """(DataFrame, label, schema or None): a CSV/TSV or ARFF file read as `dpnotes.data.read_table` reads it,
+    in its own column order, or a shipped table name. Not for a release: `read_table` types columns from the
+    data."""
     p = Path(source)
     if not p.exists():
         if source.lower() in SHIPPED:
@@ -67,9 +69,10 @@ def read_input(source: str, label: str | None = None) -> tuple:
         raise BadInput(f"{source}: file not found (or a shipped table name: {', '.join(SHIPPED)})")
     if p.is_dir(): raise BadInput(f"{source}: is a directory, not a table")
     if p.stat().st_size == 0: raise BadInput(f"{source}: the file is empty")
-    try: ds = read_table(p)                                        # no label: every column as read, in the file's order
+    try:                               # `read_table`'s reading and checks, without its one-hot copy (memory)
+        df, nominal, _, where, _ = _data._read_source(p, _data.DEFAULT_MISSING, None, None, None)
+        if df.shape[1] and len(df): _data._categorical_of(df, None, None, nominal, where)
     except _TABLE_ERRORS as e: raise BadInput(f"{source}: cannot read the table ({_one_line(e)})") from None
-    df = ds.raw.copy() if ds.raw is not None else ds.X.copy()
     if df.shape[1] == 0 or len(df) == 0: raise BadInput(f"{source}: the table is empty")
     if label is not None and label not in df.columns:
         raise BadInput(f"--label: column {label!r} is not in {source} (columns: "
@@ -107,12 +110,16 @@ def schema_cmd(source: str = typer.Argument(..., metavar='IN',
                label: str = typer.Option(None, '--label', help='label column'),
                categorical: str = typer.Option(None, '--categorical',
                                                help='comma-separated columns to treat as categorical')):
-    """Draft a schema from a table. Every field is taken from the data, flagged "drafted": true: NOT private until you review it.
+    """Draft a schema from a table. Every field is taken from the data, flagged "drafted": true: NOT private
+    until you review it.
 
-    Column kinds: numeric (a number between public bounds lower and upper), integer (a whole number between bounds),
-    categorical (one of a public list of categories; the label is categorical). The reading options are read off the
-    file too (encoding, delimiter, a decimal comma as in '12,5' or '1.234,56'), and columns that look like identifiers
-    or dates are left out of the release (listed under "skip"), each with a note.
+    Column kinds: numeric (a number between public bounds lower and upper), integer (a whole number between
+    bounds), categorical (one of a public list of categories; the label is categorical). A numeric column may
+    also carry "decimals": how many decimals a release writes for it (default: the fewest whose step is at
+    most 1/10,000 of upper - lower, e.g. 3 for [0, 10]; integers are written whole, categories as their text,
+    quoted only when CSV needs it). The reading options are read off the file too (encoding, delimiter, a
+    decimal comma as in '12,5' or '1.234,56'), and columns that look like identifiers or dates are left out of
+    the release (listed under "skip"), each with a note.
 
     Example:  dpnotes schema patients.csv -o schema.json --label diagnosis
     """
@@ -123,6 +130,7 @@ def schema_cmd(source: str = typer.Argument(..., metavar='IN',
     _check_out(out, source, ('.json',))
     notes = []
     if Path(source).is_file():
+        del df                                  # drafted from the file below: one table in memory at a time
         try: sch, notes = draft_file_schema(source, label=label, categorical=cats)
         except _TABLE_ERRORS as e: raise BadInput(f"{source}: cannot draft a schema ({_one_line(e)})") from None
     else: sch = draft_schema(df, label=label, categorical=cats)
@@ -422,29 +430,53 @@ def _run_release(source, out, sch, label, method, epsilon, delta, seed, sampler,
 
 # %% ../nbs/61_cli.ipynb #4cab5d0e
 def _as_schema_types(data: pd.DataFrame, sch, header: list) -> pd.DataFrame:
-    "The released table as written: integer columns as integers (the schema's format), columns in the file's header order."
+    """The released table as written: columns in the file's header order, each numeric column rounded to the
+    decimals the schema fixes (`dpnotes.data.output_decimals`: its `decimals`, else a rule from its bounds),
+    each integer column as whole numbers (a missing cell stays missing). The data never choose a precision."""
     out = data[[c for c in header if c in data.columns] + [c for c in data.columns if c not in header]].copy()
     for c in out.columns:
         col = sch.columns.get(c)
-        if col is not None and col.kind == 'integer' and out[c].notna().all(): out[c] = out[c].round().astype('int64')
+        k = None if col is None or col.kind == 'categorical' else _data.output_decimals(col)
+        num = pd.api.types.is_numeric_dtype(out[c]) and not pd.api.types.is_bool_dtype(out[c])
+        if k is None or not num: continue
+        v = np.round(out[c].to_numpy(dtype='float64'), k) + 0.0           # + 0.0: no '-0'
+        out[c] = pd.array(v, dtype='Int64') if k == 0 and col.kind == 'integer' else v
     return out
+
+# %% ../nbs/61_cli.ipynb #5ca5a21c
+def _csv_texts(s: pd.Series):
+    """One released column as Arrow text cells (missing: null): numbers as Arrow writes them, texts quoted
+    where needed."""
+    import pyarrow as pa, pyarrow.compute as pc
+    if pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s):
+        return pc.cast(pa.array(s, from_pandas=True), pa.string())
+    if isinstance(s.dtype, pd.CategoricalDtype):                       # each category quoted once, then taken
+        cats = pa.array([_csv_quoted(str(c)) for c in s.cat.categories], type=pa.string())
+        return cats.take(pa.array(s.cat.codes.to_numpy(), mask=s.cat.codes.to_numpy() < 0))
+    return pa.array([None if pd.isna(v) else _csv_quoted(str(v)) for v in s], type=pa.string())
+
+# %% ../nbs/61_cli.ipynb #d25dec47
+def _csv_quoted(t: str) -> str:
+    """A text as a CSV cell: quoted (inner quotes doubled) only when it holds a comma, a quote or a line
+    break, or is empty."""
+    return f'"{t.replace(chr(34), 2 * chr(34))}"' if t == '' or any(ch in t for ch in ',"\r\n') else t
 
 # %% ../nbs/61_cli.ipynb #aaea2801
 def _csv_append(rows: pd.DataFrame, f, header: bool) -> None:
-    """Append a released frame to the open binary file `f` as CSV through Arrow's writer (about ten times pandas' speed):
-    numbers in their shortest round-trip form, any other column as its text (quoted), a missing cell empty."""
-    import io, pyarrow as pa, pyarrow.csv as pcsv
+    """Append a released frame to the open binary file `f` as CSV through Arrow (about ten times pandas'
+    speed): numbers in their shortest round-trip form, any other column as its text, quoted only when CSV
+    needs it (a comma, a quote, a line break, or an empty text), a missing cell empty."""
+    import io, pyarrow as pa, pyarrow.compute as pc
     if header:
         line = io.StringIO()
         csv.writer(line, lineterminator='\n').writerow([str(c) for c in rows.columns])
         f.write(line.getvalue().encode())
-    num = lambda s: pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
-    cols = [pa.array(s.to_numpy()) if num(s)
-            else pa.array([None if pd.isna(v) else str(v) for v in s], type=pa.string())
-            for _, s in rows.items()]
-    pcsv.write_csv(pa.Table.from_arrays(cols, names=[str(c) for c in rows.columns]), f,
-                   pcsv.WriteOptions(include_header=False))
-
+    if not len(rows): return
+    cols = [_csv_texts(s) for _, s in rows.items()]
+    lines = pc.binary_join_element_wise(*cols, ',', null_handling='replace', null_replacement='')
+    lines = pc.cast(pc.binary_join_element_wise(lines, '', '\n'), pa.large_string())
+    off = np.frombuffer(lines.buffers()[1], dtype=np.int64)[lines.offset:lines.offset + len(lines) + 1]
+    f.write(memoryview(lines.buffers()[2])[off[0]:off[-1]])
 
 # %% ../nbs/61_cli.ipynb #42802a99
 def _write_release(data, out: Path, sch, header: list) -> int:
@@ -452,7 +484,10 @@ def _write_release(data, out: Path, sch, header: list) -> int:
     partition at a time (peak memory: about one partition), with a progress bar on stderr that counts partitions."""
     from dpnotes.moments import is_dask
     if not is_dask(data):
-        _as_schema_types(data, sch, header).to_csv(out, index=False); return len(data)
+        with open(out, 'w', encoding='utf-8', newline='') as f:        # 250,000 rows at a time (memory)
+            for a in range(0, max(len(data), 1), 250_000):
+                _as_schema_types(data.iloc[a:a + 250_000], sch, header).to_csv(f, index=False, header=a == 0)
+        return len(data)
     parts, n = data.to_delayed(), 0
     with open(out, 'wb') as f:
         for i, part in enumerate(parts):

@@ -18,10 +18,11 @@ from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['COLUMN_KINDS', 'SCHEMA_VERSION', 'DRAFTED_NOTE', 'READER_DEFAULTS', 'DATA_ENV', 'CACHE_ENV', 'DEFAULT_MISSING',
-           'CHECK_WARNING', 'SCHEMA_HINT', 'Dataset', 'Column', 'Schema', 'draft_schema', 'datasets_dir',
-           'find_data_dir', 'cache_dir', 'list_datasets', 'dataset_info', 'clean_features', 'load_dataset',
-           'fetch_dataset', 'data_available', 'read_table', 'draft_file_schema', 'check_complete', 'table_cells',
-           'read_by_schema', 'check_table', 'read_by_schema_dask', 'as_schema', 'drafted_fields', 'TableCodec']
+           'CHECK_WARNING', 'SCHEMA_HINT', 'Dataset', 'Column', 'output_decimals', 'Schema', 'draft_schema',
+           'datasets_dir', 'find_data_dir', 'cache_dir', 'list_datasets', 'dataset_info', 'clean_features',
+           'load_dataset', 'fetch_dataset', 'data_available', 'read_table', 'draft_file_schema', 'check_complete',
+           'table_cells', 'read_by_schema', 'check_table', 'read_by_schema_dask', 'as_schema', 'drafted_fields',
+           'TableCodec']
 
 # %% ../nbs/02_data.ipynb #2d522e01
 @dataclass(repr=False)
@@ -102,6 +103,7 @@ class Column:
     categories: list | None = None  # public values of a categorical column, in encoding order
     drafted: bool = False  # True if taken from the data (not private: review before release)
     missing: bool | None = None  # False: declared to have no missing cell (public); None: not declared
+    decimals: int | None = None  # numeric: decimals a release writes; None: `output_decimals`' rule
 
     def __post_init__(self):
         if self.kind not in COLUMN_KINDS:
@@ -129,6 +131,13 @@ class Column:
         self.drafted = bool(self.drafted)
         if self.missing not in (None, True, False):
             raise ValueError(f"missing must be true, false or absent, got {self.missing!r}")
+        d = self.decimals
+        if d is not None and (self.kind != 'numeric' or isinstance(d, (bool, np.bool_))
+                              or not isinstance(d, (int, np.integer)) or not 0 <= d <= 15):
+            raise ValueError(f"decimals: a whole number 0 … 15 on a numeric column (integers are written "
+                             f"without decimals, categories as their text), got {d!r} on a {self.kind} "
+                             "column")
+        if d is not None: self.decimals = int(d)
 
 # %% ../nbs/02_data.ipynb #90cc1e51
 def _cat_key(v):
@@ -153,7 +162,21 @@ def to_dict(self: Column) -> dict:
         if self.upper is not None: d['upper'] = self.upper
     d['drafted'] = self.drafted
     if self.missing is not None: d['missing'] = self.missing
+    if self.decimals is not None: d['decimals'] = self.decimals
     return d
+
+# %% ../nbs/02_data.ipynb #d1c307c7
+def output_decimals(col: Column) -> int | None:
+    """Decimals a release writes for a column, from the schema alone: the column's `decimals` when declared;
+    else, for a numeric column with both bounds, the fewest decimals k whose step 10^-k is at most 1/10,000 of
+    the width upper − lower (the bounds [0, 10] give 3); 0 for an integer column; None (the shortest text that
+    reads back as the same float) otherwise."""
+    import math
+    if col.kind == 'integer': return 0
+    if col.kind != 'numeric': return None
+    if col.decimals is not None: return col.decimals
+    if col.lower is None or col.upper is None or not col.lower < col.upper: return None
+    return min(15, max(0, math.ceil(4 - math.log10(col.upper - col.lower) - 1e-12)))
 
 # %% ../nbs/02_data.ipynb #65c62db9
 READER_DEFAULTS = {'encoding': 'utf-8', 'delimiter': None, 'decimal': '.', 'thousands': None, 'format': None,
@@ -875,42 +898,50 @@ import codecs
 
 import csv
 
+import re
+
 DEFAULT_MISSING = ('?', '', 'NA')
+_UNDECODED = re.compile('[\udc80-\udcff\U0010fffe]')   # a byte the encoding could not decode, or its stand-in
 
 # %% ../nbs/02_data.ipynb #d60df865
 def _decode_text(b: bytes, encoding, where: str) -> tuple:
-    "Text of a file and the encoding used: a BOM decides, else `encoding`, else UTF-8, else Windows-1252."
-    if encoding is not None:
-        try: text = b.decode(encoding)
-        except (UnicodeDecodeError, LookupError) as e:
-            raise ValueError(f"{where}: cannot be decoded with encoding={encoding!r} ({e}); try another encoding, "
-                             "e.g. encoding='latin-1'") from e
-        return text.lstrip('\ufeff'), encoding
-    for bom, enc in ((codecs.BOM_UTF8, 'utf-8-sig'), (codecs.BOM_UTF32_LE, 'utf-32'), (codecs.BOM_UTF32_BE, 'utf-32'),
-                     (codecs.BOM_UTF16_LE, 'utf-16'), (codecs.BOM_UTF16_BE, 'utf-16')):
-        if b.startswith(bom): return b.decode(enc).lstrip('\ufeff'), enc
-    try: return b.decode('utf-8'), 'utf-8'
-    except UnicodeDecodeError: return b.decode('cp1252', errors='replace'), 'cp1252'
+    """Text of a file and the encoding used, by public inputs alone: `encoding`, else a byte-order mark, else
+    UTF-8. A byte the encoding cannot decode is kept as a stand-in (U+10FFFE) and only its cell reads as
+    missing; the file is never re-decoded with another encoding because of one cell."""
+    if encoding is None:
+        boms = ((codecs.BOM_UTF8, 'utf-8-sig'), (codecs.BOM_UTF32_LE, 'utf-32'),
+                (codecs.BOM_UTF32_BE, 'utf-32'), (codecs.BOM_UTF16_LE, 'utf-16'),
+                (codecs.BOM_UTF16_BE, 'utf-16'))
+        encoding = next((enc for bom, enc in boms if b.startswith(bom)), 'utf-8')
+    try: codecs.lookup(encoding)
+    except (LookupError, TypeError):
+        raise ValueError(f"{where}: unknown text encoding {encoding!r}") from None
+    try: text = b.decode(encoding, errors='surrogateescape')
+    except UnicodeDecodeError: text = b.decode(encoding, errors='replace')   # UTF-16/32: U+FFFD, kept
+    # the stand-in U+10FFFE (a noncharacter) instead of a lone surrogate, which pandas' parser cannot take
+    text = text.lstrip('\ufeff')
+    return (_UNDECODED.sub('\U0010fffe', text) if _UNDECODED.search(text) else text), encoding
 
 # %% ../nbs/02_data.ipynb #270633ee
 def _sniff_sep(text: str) -> str:
-    "The delimiter among , ; tab | that splits the first lines into the same number (> 1) of fields; ',' if none does."
-    lines = [l for l in text.splitlines()[:50] if l.strip()]
-    best, best_k = ',', 1
-    for d in (',', ';', '\t', '|'):
-        counts = {len(r) for r in csv.reader(lines, delimiter=d)}
-        if len(counts) == 1 and (k := counts.pop()) > best_k: best, best_k = d, k
-    return best
+    """The delimiter read off the header line alone (the first non-blank line, public): the one among , ; tab
+    | that splits it into the most fields (',' on a tie, and when none splits it). The rows are never looked
+    at."""
+    first = next((l for l in text.split('\n', 50)[:50] if l.strip()), '')
+    counts = {d: len(next(csv.reader([first.rstrip('\r')], delimiter=d), [])) for d in (',', ';', '\t', '|')}
+    return max(counts, key=lambda d: (counts[d], d == ','))
 
 # %% ../nbs/02_data.ipynb #db5ac89e
 def _apply_missing(df: pd.DataFrame, missing) -> pd.DataFrame:
-    "Strip text cells, turn the `missing` markers into NaN, and make columns numeric where every value is a number."
+    """Strip text cells, turn the `missing` markers and undecodable cells into NaN, and make columns numeric
+    where every value is a number."""
     out = {}
     for c in df.columns:
         s = df[c]
         if pd.api.types.is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s): out[c] = s; continue
         s = s.astype(object).where(s.notna(), None)
-        strip = {v: (v.strip() if isinstance(v, str) else v) for v in pd.unique(s[s.notna()])}
+        strip = {v: (None if _UNDECODED.search(v) else v.strip()) if isinstance(v, str) else v
+                 for v in pd.unique(s[s.notna()])}                      # an undecodable cell: missing
         st = s.map(strip)
         st = st.where(~st.isin(list(missing)), None)
         obs = st[st.notna()]
@@ -924,16 +955,19 @@ def _apply_missing(df: pd.DataFrame, missing) -> pd.DataFrame:
 
 # %% ../nbs/02_data.ipynb #5d08a9c5
 def _read_csv_text(text: str, sep, missing, where: str) -> tuple:
-    "A DataFrame from CSV text: delimiter sniffed unless given, duplicated header names refused, markers -> NaN."
+    """A DataFrame from CSV text: delimiter sniffed unless given, duplicated header names refused, markers ->
+    NaN."""
     sep = _sniff_sep(text) if sep is None else sep
-    first = next((l for l in text.splitlines() if l.strip()), None)
+    first = next((l.rstrip('\r') for l in text.split('\n', 50)[:50] if l.strip()), None)
     if first is None: raise ValueError(f"{where}: the file is empty")
     header = [h.strip() for h in next(csv.reader([first], delimiter=sep))]
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup: raise ValueError(f"{where}: duplicated column names {dup} in the header; rename them "
                              "(pandas would silently rename the copies to 'name.1')")
     try:
-        df = pd.read_csv(io.StringIO(text), sep=sep, dtype=str, keep_default_na=False, skipinitialspace=True)
+        # compact
+        df = pd.read_csv(io.BytesIO(text.encode('utf-8')), sep=sep, dtype=str, keep_default_na=False,
+                         skipinitialspace=True, encoding='utf-8')
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError) as e:
         raise ValueError(f"{where}: could not be parsed as CSV with sep={sep!r} ({type(e).__name__}: {e}); "
                          "pass sep=... if the delimiter was guessed wrong") from e
@@ -986,7 +1020,8 @@ def _read_arff(text: str, missing, where: str) -> tuple:
         if len(r) != len(attrs):
             raise ValueError(f"{where}: data row {i + 1} has {len(r)} values, the header declares {len(attrs)} attributes")
     df = pd.DataFrame(rows, columns=names, dtype=object)
-    df = df.apply(lambda s: s.map(lambda v: v.strip().strip('"') if isinstance(v, str) else v))
+    df = df.apply(lambda s: s.map(lambda v: None if not isinstance(v, str) or _UNDECODED.search(v)
+                                  else v.strip().strip('"')))                # an undecodable cell: missing
     miss = set(missing) | {'?'}
     nominal = {}
     for name, typ, vals in attrs:
@@ -1002,6 +1037,16 @@ def _read_arff(text: str, missing, where: str) -> tuple:
             df[name] = s; nominal[name] = vals
         else: df[name] = s
     return df, nominal
+
+# %% ../nbs/02_data.ipynb #2603babc
+def _is_arff(text: str, suffixes: list) -> bool:
+    """ARFF by the file name (.arff, .arff.gz) or by the header alone: the first non-blank line opens an ARFF
+    header ('@relation' or a '%' comment). Never by a cell: '@attribute' in a CSV's rows does not make it
+    ARFF."""
+    if suffixes[-1:] == ['.arff']: return True
+    if suffixes[-1:] in (['.csv'], ['.tsv']): return False
+    first = next((l.strip().lower() for l in text.split('\n', 50)[:50] if l.strip()), '')
+    return first.startswith(('@relation', '%'))
 
 # %% ../nbs/02_data.ipynb #e2aeb890
 def _read_source(source, missing, sep, encoding, name) -> tuple:
@@ -1026,12 +1071,13 @@ def _read_source(source, missing, sep, encoding, name) -> tuple:
         try: b = gzip.decompress(b)
         except (OSError, EOFError) as e: raise ValueError(f"{where}: not a valid gzip file ({e})") from e
         suffixes = suffixes[:-1]
-    text, enc = _decode_text(b, encoding, where)
-    head = text.lstrip()[:2000].lower()
-    if suffixes[-1:] == ['.arff'] or (head.startswith(('@relation', '%')) and '@attribute' in head):
+    text, enc = _decode_text(b, encoding, where); del b
+    if _is_arff(text, suffixes):
         df, nominal = _read_arff(text, missing, where); fmt = f'ARFF, {enc}'
     else:
         df, used = _read_csv_text(text, sep, missing, where); fmt = f'CSV sep={used!r}, {enc}'
+    df.columns = [_UNDECODED.sub('\ufffd', str(c)) for c in df.columns]   # the header is public: shown, not
+                                                                          # lost
     return df, nominal, fmt, where, name or path.name.split('.')[0]
 
 # %% ../nbs/02_data.ipynb #1ca8aa55
@@ -1068,16 +1114,19 @@ def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas Dat
                label: str | None = None, # name of the label column (coded 0..K-1; original values in `label_values`)
                categorical=None, # columns to one-hot encode; default: non-numeric columns and ARFF nominal attributes
                missing=None, # cell values read as missing; default ('?', '', 'NA')
-               sep: str | None = None, # CSV delimiter; default: sniffed among , ; tab |
-               encoding: str | None = None, # text encoding; default: byte-order mark, else UTF-8, else Windows-1252
+               sep: str | None = None, # CSV delimiter; default: read off the header line among , ; tab |
+               encoding: str | None = None, # text encoding; default: byte-order mark, else UTF-8
                name: str | None = None, # dataset name; default: the file name without extension, or 'table'
               ) -> Dataset:
-    "Read a user's table (CSV, ARFF or DataFrame) into a `Dataset`: missing values left as NaN (not imputed), categoricals one-hot, label coded, schema drafted."
+    """Read a user's table (CSV, ARFF or DataFrame) into a `Dataset`: missing values left as NaN (not
+    imputed), categoricals one-hot, label coded, schema drafted."""
     if missing is None: missing = DEFAULT_MISSING
     elif isinstance(missing, str): missing = (missing,)
     missing = tuple(missing)
-    if not all(isinstance(m, str) for m in missing): raise TypeError("missing must be a string or a list of strings")
-    if sep is not None and (not isinstance(sep, str) or not sep): raise ValueError("sep must be a non-empty string")
+    if not all(isinstance(m, str) for m in missing): raise TypeError("missing must be a string or a list of "
+                                                                     "strings")
+    if sep is not None and (not isinstance(sep, str) or not sep): raise ValueError("sep must be a non-empty "
+                                                                                   "string")
     df, nominal, fmt, where, name = _read_source(source, missing, sep, encoding, name)
     if df.shape[1] == 0 or len(df) == 0: raise ValueError(f"{where}: no rows or no columns to read")
     cols = list(df.columns)
@@ -1088,11 +1137,14 @@ def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas Dat
     X = clean_features(raw, cat, name=f'{name} features', impute=None)
     values, y, task = _label_of(df, label, nominal)
     schema = draft_schema(df, label=label, categorical=cat)
-    for c, vals in nominal.items(): schema.columns[c].categories = list(vals)   # declared order (still drafted)
+    for c, vals in nominal.items(): schema.columns[c].categories = list(vals)   # declared order (still
+                                                                                # drafted)
     n_miss = int(raw.isna().sum().sum())
-    src = (f"read_table({where}; {fmt}): {len(df)} rows x {len(cols)} columns; {n_miss} missing cells left as NaN "
+    src = (f"read_table({where}; {fmt}): {len(df)} rows x {len(cols)} columns; {n_miss} missing cells left "
+           "as NaN "
            f"(not imputed); categorical: {cat}; label: {label!r}" +
-           (f" coded 0..{len(values) - 1} as {values[:10]}{'...' if len(values) > 10 else ''}" if label else '') +
+           (f" coded 0..{len(values) - 1} as {values[:10]}{'...' if len(values) > 10 else ''}" if label
+            else '') +
            ". Schema drafted from the data: review it before a release.")
     return Dataset(X, y, name, task, src, tuple(cat), {i: str(v) for i, v in enumerate(values or [])},
                    raw, label, None if values is None else list(values), schema)
@@ -1125,25 +1177,33 @@ def draft_file_schema(source, # a CSV/TSV/ARFF file (optionally .gz)
                       label: str | None = None, # label column (forced categorical)
                       categorical=None, # columns to treat as categorical, besides non-numeric ones
                      ) -> tuple:
-    """(drafted `Schema`, notes) of a real file, NOT private (it reads the rows): the reading options read off the file
-    (encoding, delimiter, a decimal comma such as '12,5' or '1.234,56' in a file not separated by ','), and columns
-    that look like identifiers or dates left out of the release (the schema's `skip`), each with a note."""
+    """(drafted `Schema`, notes) of a real file, NOT private (it reads the rows): the reading options read off
+    the file (encoding, delimiter, a decimal comma such as '12,5' or '1.234,56' in a file not separated by
+    ','), and columns that look like identifiers or dates left out of the release (the schema's `skip`), each
+    with a note."""
     b, where, name = _file_bytes(source)
     text, enc = _decode_text(b, None, where)
-    df, nominal, fmt, where, _ = _read_source(source, DEFAULT_MISSING, None, None, None)
-    sep = None if name.endswith('.arff') else _sniff_sep(text)
     notes, reader = [], {}
+    if enc == 'utf-8' and _UNDECODED.search(text):      # a draft reads the bytes (NOT private): propose
+                                                        # Windows-1252
+        text, enc = _decode_text(b, 'cp1252', where)
+        notes.append("the file is not UTF-8: drafted encoding='cp1252' (Windows-1252); check it")
+    sep = None if _is_arff(text, [s.lower() for s in Path(name).suffixes]) else _sniff_sep(text)
+    del b, text                                                       # read again below: one copy at a time
+    df, nominal, fmt, where, _ = _read_source(source, DEFAULT_MISSING, None, enc, None)
     if enc in ('utf-8', 'utf-8-sig', 'cp1252'): reader['encoding'] = 'utf-8' if enc.startswith('utf-8') else enc
     else: notes.append(f"the file is {enc}: convert it to UTF-8 before a release")
     if sep not in (None, ','): reader['delimiter'] = sep
-    dec = [c for c in df.columns if c != label and not pd.api.types.is_numeric_dtype(df[c]) and c not in nominal
+    dec = [c for c in df.columns if c != label and not pd.api.types.is_numeric_dtype(df[c])
+           and c not in nominal
            and len(t := df[c].dropna().astype(str).str.strip()) and t.str.match(_DECIMAL_COMMA).all()
            and t.str.contains(',', regex=False).any()]
     if dec and sep not in (None, ','):
         grouped = any(df[c].dropna().astype(str).str.contains(_GROUPED).any() for c in dec)
         reader.update(decimal=',', **({'thousands': '.'} if grouped else {}))
         for c in dec:
-            t = df[c].astype(object).where(df[c].notna(), None).map(lambda v: None if v is None else str(v).strip())
+            t = df[c].astype(object).where(df[c].notna(), None).map(lambda v: None if v is None
+                                                                    else str(v).strip())
             df[c] = pd.to_numeric(t.map(lambda v: v if v is None else v.replace('.', '').replace(',', '.')))
         marks = ", ".join(f"{k}={v!r}" for k, v in reader.items() if k in ('decimal', 'thousands'))
         notes.append(f"decimal comma{' and digit groups' if grouped else ''} in {dec}: {marks}")
@@ -1288,30 +1348,51 @@ def _trimmed(header: list, schema) -> list:
     while header and header[-1] == '' and '' not in schema.columns: header = header[:-1]
     return header
 
+# %% ../nbs/02_data.ipynb #332c0880
+_BLOCK_LINES = 250_000   # lines of text cells held at once by `read_by_schema` (a public constant, not the
+                         # data's)
+
+# %% ../nbs/02_data.ipynb #f0e6cd25
+def _file_blocks(source, schema, sep=None, encoding=None) -> tuple:
+    """(header, where, undecodable?, blocks) of a file, by public inputs alone: the format from the file name
+    (or the schema's `format`), the text by the schema's encoding, the delimiter from the schema or the header
+    line. Every line after the header is a record (in ARFF, all but blank and '%' lines); `blocks` yields
+    (records, first line of each, 1-based) for `_BLOCK_LINES` lines at a time (a multiline CSV: one block), so
+    only one block of cells is held."""
+    b, where, name = _file_bytes(source)
+    text = _release_text(b, encoding or schema.encoding); del b
+    lost = _LOST.search(text) is not None
+    lines = _lines(text); del text
+    if (schema.format or ('arff' if name.endswith('.arff') else 'csv')) == 'arff':
+        header, k0 = _arff_header(lines, where)
+        keep = [k for k in range(k0, len(lines)) if lines[k].strip()
+                and not lines[k].lstrip().startswith('%')]
+        def blocks():
+            for a in range(0, len(keep), _BLOCK_LINES):
+                ks = keep[a:a + _BLOCK_LINES]
+                recs, first = _records([lines[k] for k in ks], ',', '\'"')
+                yield recs, [ks[f] + 1 for f in first]
+        return header, where, lost, blocks()
+    k0 = next((k for k, l in enumerate(lines) if l.strip()), None)
+    if k0 is None: raise ValueError(f"{where}: the file is empty")
+    sep = sep or schema.delimiter or _header_sep(lines[k0], set(schema.columns))
+    (header,), _ = _records([lines[k0]], sep, '"')
+    header = _trimmed([h.strip() for h in header], schema)
+    step = max(1, len(lines)) if schema.multiline else _BLOCK_LINES
+    def blocks():
+        for a in range(k0 + 1, len(lines), step):
+            recs, first = _records(lines[a:a + step], sep, '"', schema.multiline)
+            yield recs, [f + a + 1 for f in first]
+    return header, where, lost, blocks()
+
 # %% ../nbs/02_data.ipynb #26087947
 def _file_cells(source, schema, sep=None, encoding=None) -> tuple:
     """(header, records, first line of each record (1-based), where, undecodable?) of a file, by public inputs alone:
-    the format from the file name (or the schema's `format`), the text by the schema's encoding, the delimiter from the
-    schema or the header line. Every line after the header is a record (in ARFF, all but blank and '%' lines)."""
-    b, where, name = _file_bytes(source)
-    enc = encoding or schema.encoding
-    text = _release_text(b, enc)
-    lines = _lines(text)
-    fmt = schema.format or ('arff' if name.endswith('.arff') else 'csv')
-    if fmt == 'arff':
-        header, k0 = _arff_header(lines, where)
-        keep = [k for k in range(k0, len(lines)) if lines[k].strip() and not lines[k].lstrip().startswith('%')]
-        recs, first = _records([lines[k] for k in keep], ',', '\'"')
-        first = [keep[f] for f in first]
-    else:
-        k0 = next((k for k, l in enumerate(lines) if l.strip()), None)
-        if k0 is None: raise ValueError(f"{where}: the file is empty")
-        sep = sep or schema.delimiter or _header_sep(lines[k0], set(schema.columns))
-        (header,), _ = _records([lines[k0]], sep, '"')
-        header = _trimmed([h.strip() for h in header], schema)
-        recs, first = _records(lines[k0 + 1:], sep, '"', schema.multiline)
-        first = [f + k0 + 1 for f in first]
-    return header, recs, [f + 1 for f in first], where, _LOST.search(text) is not None
+    `_file_blocks`' blocks put together."""
+    header, where, lost, blocks = _file_blocks(source, schema, sep, encoding)
+    recs, first = [], []
+    for r, f in blocks: recs += r; first += f
+    return header, recs, first, where, lost
 
 # %% ../nbs/02_data.ipynb #7d824242
 def table_cells(source, # a CSV/TSV/ARFF file path (optionally .gz)
@@ -1431,51 +1512,70 @@ def read_by_schema(source, # a CSV/TSV/ARFF file path (optionally .gz)
                    sep: str | None = None, # CSV delimiter; default: the schema's, else read off the header line
                    encoding: str | None = None, # text encoding; default: the schema's (UTF-8)
                   ) -> pd.DataFrame:
-    """A table typed by the schema alone, for a release: one row per record, whatever the record holds. Numeric and
-    integer columns are float64 (a cell that is not a number in the schema's format reads as missing; 'inf' stays
-    infinite), categorical columns are object holding the schema's own values (an unknown category reads as missing).
-    A cell the encoding cannot decode reads as missing; a record with extra fields loses them, one with too few has
-    missing cells. Errors are about the public inputs only (the file name, the header, the schema): never a cell."""
+    """A table typed by the schema alone, for a release: one row per record, whatever the record holds.
+    Numeric and integer columns are float64 (a cell that is not a number in the schema's format reads as
+    missing; 'inf' stays infinite), categorical columns are object holding the schema's own values (an unknown
+    category reads as missing). A cell the encoding cannot decode reads as missing; a record with extra fields
+    loses them, one with too few has missing cells. Errors are about the public inputs only (the file name,
+    the header, the schema): never a cell."""
     schema = schema if isinstance(schema, Schema) else _as_schema(schema)
-    missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
-    header, recs, _, where, lost = _file_cells(source, schema, sep, encoding)
+    missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str)
+                                                       else tuple(missing))
+    header, where, lost, blocks = _file_blocks(source, schema, sep, encoding)
     _header_vs_schema(header, schema, where)
-    if not recs: raise ValueError(f"{where}: the table is empty (a header and no rows)")
-    return _typed_frame(_cells_frame(header, recs, lost), schema, missing)
+    # one at a
+    # time
+    parts = [_typed_frame(_cells_frame(header, recs, lost), schema, missing) for recs, _ in blocks]
+    if not parts: raise ValueError(f"{where}: the table is empty (a header and no rows)")
+    return parts[0] if len(parts) == 1 else pd.concat(parts, ignore_index=True)
+
+# %% ../nbs/02_data.ipynb #9a238b10
+def _counts(values) -> pd.Series:
+    """Distinct values (as text) and how often each occurs, most frequent first: what `check_table` adds up
+    block by block."""
+    return pd.Series(values, dtype=object).astype(str).value_counts()
+
+# %% ../nbs/02_data.ipynb #6e0dfd40
+def _counted(vc: pd.Series, k: int = 5) -> str:
+    "Up to k values of a `_counts` table with their counts, most frequent first."
+    vc = vc.astype('int64').sort_values(ascending=False, kind='stable')
+    cut = lambda v: v if len(v) <= 40 else v[:40] + f'… ({len(v)} characters)'
+    return ', '.join(f'{cut(v)!r} x{c}' for v, c in vc.head(k).items()) + (' …' if len(vc) > k else '')
 
 # %% ../nbs/02_data.ipynb #38ada0a5
 def _examples(values, k: int = 5) -> str:
     "Up to k distinct values with their counts, most frequent first (for the curator's eyes only)."
-    vc = pd.Series(values, dtype=object).astype(str).value_counts()
-    cut = lambda v: v if len(v) <= 40 else v[:40] + f'… ({len(v)} characters)'
-    return ', '.join(f'{cut(v)!r} x{c}' for v, c in vc.head(k).items()) + (' …' if len(vc) > k else '')
+    return _counted(_counts(values), k)
 
 # %% ../nbs/02_data.ipynb #5eea16cc
 def _numeric_findings(name, cells, col, missing) -> list:
-    "(column, finding, cells, examples, rule) rows of one numeric or integer column."
+    "(column, finding, cells, `_counts` of the cells, rule) rows of one numeric or integer column."
     s = cells.str.strip(); miss = s.isin(list(missing))
     v = pd.to_numeric(s.where(~miss), errors='coerce')
     nan = v.isna() & ~miss; inf = np.isinf(v); fin = v[np.isfinite(v)]
     lo, hi = fin[fin < col.lower], fin[fin > col.upper]
-    out = [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), 'missing-value rule'),
-           (name, 'not a number', int(nan.sum()), _examples(s[nan]), 'read as missing'),
-           (name, 'infinite', int(inf.sum()), _examples(s[inf]), 'public rule for ±inf'),
-           (name, f'below lower={col.lower}', len(lo), _examples(lo), 'clipped to the bound'),
-           (name, f'above upper={col.upper}', len(hi), _examples(hi), 'clipped to the bound')]
+    out = [(name, 'missing cell', int(miss.sum()), _counts(s[miss]), 'missing-value rule'),
+           (name, 'not a number', int(nan.sum()), _counts(s[nan]), 'read as missing'),
+           (name, 'infinite', int(inf.sum()), _counts(s[inf]), 'public rule for ±inf'),
+           (name, f'below lower={col.lower}', len(lo), _counts(lo), 'clipped to the bound'),
+           (name, f'above upper={col.upper}', len(hi), _counts(hi), 'clipped to the bound')]
     if col.kind == 'integer':
         frac = fin[np.floor(fin) != fin]
-        out.append((name, 'not a whole number', len(frac), _examples(frac), 'used as is; released values are rounded'))
+        out.append((name, 'not a whole number', len(frac), _counts(frac),
+                    'used as is; released values are rounded'))
     return out
 
 # %% ../nbs/02_data.ipynb #df147c1a
 def _category_findings(name, cells, col, missing, label=False) -> list:
-    "(column, finding, cells, examples, rule) rows of one categorical column (the label's missing state is its first class)."
+    """(column, finding, cells, `_counts` of the cells, rule) rows of one categorical column (the label's
+    missing state is its first class)."""
     s = cells.str.strip(); miss = s.isin(list(missing))
     unknown = ~miss & ~s.isin(list(_category_map(col)))
     rule = f'read as the first class {col.categories[0]!r}' if label else 'read as missing'
-    return [(name, 'missing cell', int(miss.sum()), _examples(s[miss]), rule if label else 'missing-value rule'),
+    return [(name, 'missing cell', int(miss.sum()), _counts(s[miss]),
+             rule if label else 'missing-value rule'),
             (name, f'not among the {len(col.categories)} declared categories', int(unknown.sum()),
-             _examples(s[unknown]), rule)]
+             _counts(s[unknown]), rule)]
 
 # %% ../nbs/02_data.ipynb #c7c61556
 CHECK_WARNING = ("NOT PRIVATE: this check reads the real rows and shows values, counts and line numbers from them. "
@@ -1492,23 +1592,33 @@ def _lines_list(lines) -> str:
 
 # %% ../nbs/02_data.ipynb #af94d441
 def _structure_findings(header, recs, first, schema) -> list:
-    "The file's structural findings for `check_table`: ragged or blank records, columns missing from file or schema."
+    """The file's structural findings for `check_table`, in one block of records: ragged or blank records
+    (with their line numbers), then (with `schema`) the columns missing from the file or the schema."""
     k, out = len(header), []
-    more = [f for f, r in zip(first, recs) if len(r) > k and ''.join(r[k:]).strip()]   # not a spreadsheet's empty tail
+    more = [f for f, r in zip(first, recs) if len(r) > k and ''.join(r[k:]).strip()]   # not a spreadsheet's
+                                                                                       # empty tail
+    out.append(('(file)', f'lines with more than {k} fields', len(more), more, 'extra fields dropped'))
     fewer = [f for f, r in zip(first, recs) if len(r) < k]
+    out.append(('(file)', f'lines with fewer than {k} fields', len(fewer), fewer,
+                'absent fields read as missing'))
     blank = [f for f, r in zip(first, recs) if not ''.join(r).strip()]
-    if more: out.append(('(file)', f'lines with more than {k} fields', len(more), _lines_list(more),
-                         'extra fields dropped'))
-    if fewer: out.append(('(file)', f'lines with fewer than {k} fields', len(fewer), _lines_list(fewer),
-                          'absent fields read as missing'))
-    if blank: out.append(('(file)', 'records with every cell blank', len(blank), _lines_list(blank),
-                          'a row of missing cells'))
-    for h in header:
-        if h not in schema.columns and h not in schema.skip:
-            out.append((h, 'column not in the schema', 1, '', 'release refuses the file'))
-    for c in schema.columns:
-        if c not in header: out.append((c, 'schema column not in the file', 1, '', 'release refuses the file'))
-    return out
+    out.append(('(file)', 'records with every cell blank', len(blank), blank, 'a row of missing cells'))
+    if schema is None: return out
+    out += [(h, 'column not in the schema', 1, '', 'release refuses the file') for h in header
+            if h not in schema.columns and h not in schema.skip]
+    return out + [(c, 'schema column not in the file', 1, '', 'release refuses the file')
+                  for c in schema.columns
+                  if c not in header]
+
+# %% ../nbs/02_data.ipynb #bac3c7c9
+def _add_findings(acc: dict, found) -> None:
+    """Add one block's findings to `acc` {(column, finding, rule): [cells, counts or line numbers or '']}, in
+    order."""
+    for col, what, n, ex, rule in found:
+        r = acc.setdefault((col, what, rule), [0, ex if isinstance(ex, str) else ex[:0]])
+        r[0] += n
+        if isinstance(ex, list): r[1] = r[1] + ex
+        elif isinstance(ex, pd.Series): r[1] = r[1].add(ex, fill_value=0) if len(r[1]) else ex
 
 # %% ../nbs/02_data.ipynb #d87c4140
 def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
@@ -1517,26 +1627,35 @@ def check_table(source, # a CSV/TSV/ARFF file path (optionally .gz)
                 sep: str | None = None, # CSV delimiter; default: the schema's, else read off the header line
                 encoding: str | None = None, # text encoding; default: the schema's (UTF-8)
                ) -> pd.DataFrame:
-    """What in a file falls outside its schema, column by column (NOT private: values, counts and line numbers of the
-    real rows). One row per finding with a count > 0: column, finding, cells, examples, and what a release does with them."""
+    """What in a file falls outside its schema, column by column (NOT private: values, counts and line numbers
+    of the real rows). One row per finding with a count > 0: column, finding, cells, examples, and what a
+    release does with them."""
     schema = _as_schema(schema)
-    missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str) else tuple(missing))
-    header, recs, first, where, lost = _file_cells(source, schema, sep, encoding)
-    out = _structure_findings(header, recs, first, schema)
-    raw = _cells_frame(header, recs, False, text=False)
-    enc = encoding or schema.encoding
-    for j, h in enumerate(header):
-        if h not in schema.columns or h in header[:j]: continue
-        col, cells = schema.columns[h], raw.iloc[:, j].fillna('').astype(object)
-        bad = cells.map(lambda v: lost and _LOST.search(v) is not None).astype(bool)
-        if bad.any():
-            out.append((h, f'not decodable as {enc}', int(bad.sum()), _examples(cells[bad].map(_shown)),
-                        'read as missing'))
-            cells = cells.where(~bad, '')
-        cells = cells.astype(str)
-        if col.kind == 'categorical': out += _category_findings(h, cells, col, missing, label=h == schema.label)
-        else: out += _numeric_findings(h, _localized(cells, schema.decimal, schema.thousands), col, missing)
-    t = pd.DataFrame(out, columns=['column', 'finding', 'cells', 'examples', 'in a release'])
+    missing = DEFAULT_MISSING if missing is None else ((missing,) if isinstance(missing, str)
+                                                       else tuple(missing))
+    header, where, lost, blocks = _file_blocks(source, schema, sep, encoding)
+    enc, acc = encoding or schema.encoding, {}
+    for b, (recs, first) in enumerate(blocks):                    # one block of cells at a time (memory)
+        _add_findings(acc, _structure_findings(header, recs, first, schema if b == 0 else None))
+        raw = _cells_frame(header, recs, False, text=False)
+        for j, h in enumerate(header):
+            if h not in schema.columns or h in header[:j]: continue
+            col, cells = schema.columns[h], raw.iloc[:, j].fillna('').astype(object)
+            bad = cells.map(lambda v: lost and _LOST.search(v) is not None).astype(bool)
+            _add_findings(acc,
+                          [(h, f'not decodable as {enc}', int(bad.sum()), _counts(cells[bad].map(_shown)),
+                                 'read as missing')])
+            cells = cells.where(~bad, '').astype(str)
+            if col.kind == 'categorical': found = _category_findings(h, cells, col, missing,
+                                                                     label=h == schema.label)
+            else: found = _numeric_findings(h, _localized(cells, schema.decimal, schema.thousands), col,
+                                            missing)
+            _add_findings(acc, found)
+    def shown(ex):
+        if isinstance(ex, list): return _lines_list(ex)
+        return _counted(ex) if isinstance(ex, pd.Series) else ex
+    t = pd.DataFrame([(c, w, n, shown(ex), r) for (c, w, r), (n, ex) in acc.items()],
+                     columns=['column', 'finding', 'cells', 'examples', 'in a release'])
     return t[t['cells'] > 0].reset_index(drop=True)
 
 # %% ../nbs/02_data.ipynb #3c7d0d22
@@ -1686,9 +1805,7 @@ def drafted_fields(schema) -> list:
 # %% ../nbs/02_data.ipynb #bce00385
 class TableCodec:
     "Public, row-by-row map between a table and the unit cube, defined by the schema alone (never by the data)."
-    def __init__(self, schema, columns, label=None,
-                 dtypes=None, # ignored (kept for old callers): the released dtypes come from the schema alone
-                ):
+    def __init__(self, schema, columns, label=None):
         self.schema, self.label = schema, label
         missing = [c for c in columns if c not in schema.columns]
         if missing: raise ValueError(f"column {missing[0]!r} is not in the schema (columns missing from it: "

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from dpnotes.cli import main
+from dpnotes.data import as_schema, output_decimals
 
 
 def run(capsys, *args):
@@ -414,8 +415,28 @@ def test_inf_follows_the_python_rule(table, capsys):
     code, out, err = run(capsys, 'release', p, '-o', d / 'o.csv', '-m', 'ron-gauss', '-e', 1, '--schema', sj, '--seed', 7)
     assert code == 0, err
     r = release(read_by_schema(p, sj), 'ron-gauss', 1.0, schema=sj, rng=7, sampler='safe')
-    r.data.to_csv(d / 'py.csv', index=False)
+    py = r.data.copy()                                   # the command writes each column at the schema's precision
+    for c in py.columns:
+        k = output_decimals(as_schema(sj).columns[c]) if as_schema(sj).columns[c].kind != 'categorical' else None
+        if k is not None: py[c] = np.round(py[c].astype(float), k) + 0.0
+    py.to_csv(d / 'py.csv', index=False)
     pd.testing.assert_frame_equal(pd.read_csv(d / 'o.csv'), pd.read_csv(d / 'py.csv'), check_dtype=False)
+
+
+def test_release_written_at_public_precision(table, capsys):
+    "The release is written at the schema's decimals (declared, or the rule from the bounds), labels unquoted, in memory and on Dask."
+    from dpnotes.moments import have_dask
+    csv, sj, schema, d = table
+    dec = _schema_variant(d, schema, 'dec.json', lambda s: s['columns']['income'].update(decimals=2))
+    for extra in ([], ['--dask', '-m', 'dprp']) if have_dask() else ([],):
+        code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', dec, '--seed', 3, *extra)
+        assert code == 0, err
+        text = (d / 'o.csv').read_text()
+        assert '"' not in text and len(text) < 1.2 * csv.stat().st_size, (extra, len(text))
+        back = pd.read_csv(d / 'o.csv', dtype=str, keep_default_na=False)
+        assert back['income'].str.fullmatch(r'(-?\d+(\.\d{1,2})?)?').all(), (extra, back['income'].head())
+        assert back['income'].str.contains(r'\.[1-9]|\.\d[1-9]').any()          # the declared 2, not the rule's 0
+        assert back['age'].str.fullmatch(r'\d*').all() and set(back['y']) <= {'no', 'yes'}
 
 
 def test_missing_value_rule_is_shown(table, capsys):
