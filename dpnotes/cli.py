@@ -553,7 +553,7 @@ def release_cmd(source: str = typer.Argument(..., metavar='IN',
     that is not a number or not a declared category reads as missing, numbers are clipped to the bounds, and missing
     cells follow the public missing-value rule printed with the ledger (`dpnotes check` lists them, NOT private).
 
-    Example:  dpnotes release wdbc -o wdbc_dp.csv --method suffstat-gauss --epsilon 1
+    Example:  dpnotes release wdbc -o wdbc_dp.csv --method copula-gauss --epsilon 1
     """
     s = _check_release_args(source, out, method, epsilon, delta, seed, rows, sampler, on_dask, dry_run, input_rows,
                             partition_rows, no_report)

@@ -321,14 +321,17 @@ def test_check_lists_what_falls_outside_and_says_not_private(table, capsys):
 
 # --- the command guides the user --------------------------------------------------------------------------------------
 
-def test_default_method_follows_the_benchmark(table, capsys):
+def test_default_method_is_the_registrys(table, capsys):
+    "The command's default is `dpnotes.registry.DEFAULT_METHOD` (decision D26), shown in its help and used without -m."
     from dpnotes.cli import DEFAULT_METHOD
-    assert DEFAULT_METHOD == 'suffstat-gauss'
+    from dpnotes.registry import DEFAULT_METHOD as REGISTRY_DEFAULT
+    assert DEFAULT_METHOD == REGISTRY_DEFAULT == 'copula-gauss'
     code, out, _ = run(capsys, 'release', '--help')
     assert f'--method {DEFAULT_METHOD}' in ' '.join(out.split()) and 'dprp' not in out.split('Example:')[1]
     csv, sj, schema, d = table
     code, out, err = run(capsys, 'release', csv, '-o', d / 'o.csv', '-e', 1, '--schema', sj, '--seed', 0)
-    assert code == 0 and 'zCDP' in out and 'warning' not in err
+    assert code == 0 and 'zCDP' in out and 'copula' in out
+    assert all('copula_min_rows' in ln for ln in err.splitlines() if 'warning' in ln)   # only the size rule may warn
 
 
 def test_paper_method_at_the_majority_rate_warns_with_numbers(table, capsys):
@@ -464,10 +467,13 @@ def test_dry_run_reads_no_data(table, capsys, monkeypatch):
     monkeypatch.setattr(cli, 'read_by_schema', no); monkeypatch.setattr(cli, 'read_input', no)
     csv, sj, schema, d = table
     code, out, err = run(capsys, 'release', csv, '--dry-run', '-e', 1, '--schema', sj, '--input-rows', 1000)
+    assert code == 0 and out.startswith('DRY RUN — no data read') and 'copula-gauss' in out, err   # the default
+    ss = ('-m', 'suffstat-gauss')                         # the method with an analytic forecast
+    code, out, err = run(capsys, 'release', csv, '--dry-run', '-e', 1, '--schema', sj, '--input-rows', 1000, *ss)
     assert code == 0, err
     assert out.startswith('DRY RUN — no data read') and 'privacy ledger' in out and 'n=1,000' in out
     assert 'class mean' in out and 'income' in out and not (d / 'o.csv').exists()
-    code, out, err = run(capsys, 'release', csv, '--dry-run', '-e', 1, '--schema', sj)
+    code, out, err = run(capsys, 'release', csv, '--dry-run', '-e', 1, '--schema', sj, *ss)
     assert code == 0 and 'n=100' in out and 'n=100,000' in out
     code, out, err = run(capsys, 'release', csv, '--dry-run', '-e', 1, '--schema', sj, '-m', 'dprp', '--input-rows', 80)
     assert code == 0 and 'ledger only' in out and 'warning: dprp' in err
