@@ -30,10 +30,10 @@ from .registry import DECISIONS, DEFAULT_METHOD, METHODS, check_retired, method_
 from .release import release, wdbc_schema
 
 # %% auto #0
-__all__ = ['SHIPPED', 'DEFAULT_SAMPLER', 'BENCHMARK_FILE', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR', 'RELEASE_OPTIONS',
-           'WITHHELD', 'DOMAIN_RULE', 'SUMMARY_HEADER', 'REPORT_HEADER', 'BadInput', 'read_input', 'methods_cmd',
-           'schema_cmd', 'benchmark_summary', 'benchmark_warning', 'parse_options', 'release_cmd', 'check_cmd',
-           'report_cmd', 'reproduce_cmd', 'main']
+__all__ = ['SHIPPED', 'DRAFT_NOTE', 'DEFAULT_SAMPLER', 'BENCHMARK_FILE', 'BENCHMARK', 'PAPER_FAITHFUL', 'EPSILON_FLOOR',
+           'RELEASE_OPTIONS', 'WITHHELD', 'DOMAIN_RULE', 'SUMMARY_HEADER', 'REPORT_HEADER', 'BadInput', 'read_input',
+           'methods_cmd', 'schema_cmd', 'benchmark_summary', 'benchmark_warning', 'parse_options', 'release_cmd',
+           'check_cmd', 'report_cmd', 'reproduce_cmd', 'main']
 
 # %% ../nbs/61_cli.ipynb #3b7c6dbd
 class BadInput(Exception):
@@ -101,6 +101,11 @@ def methods_cmd(name: str = typer.Argument(None, metavar='[METHOD]', help="a met
     with pd.option_context('display.max_colwidth', 90, 'display.width', 200):
         _say(t.to_string(index=False))
 
+# %% ../nbs/61_cli.ipynb #671b8855
+DRAFT_NOTE = ("DRAFTED FROM THE DATA: every bound and category list below was read from the private table, "
+              "so a release using them is not private. Replace each by public knowledge (documentation, "
+              "legal or physical limits), then set \"drafted\": false.")
+
 # %% ../nbs/61_cli.ipynb #1748f3fc
 @_app.command('schema')
 def schema_cmd(source: str = typer.Argument(..., metavar='IN',
@@ -134,12 +139,7 @@ def schema_cmd(source: str = typer.Argument(..., metavar='IN',
         try: sch, notes = draft_file_schema(source, label=label, categorical=cats)
         except _TABLE_ERRORS as e: raise BadInput(f"{source}: cannot draft a schema ({_one_line(e)})") from None
     else: sch = draft_schema(df, label=label, categorical=cats)
-    d = sch.to_dict()
-    d['note'] = ("DRAFTED FROM THE DATA: every bound and category list below was read from the private "
-                 "table, so a release "
-                 "using them is not private. Replace each by public knowledge (documentation, legal or "
-                 "physical limits), "
-                 "then set \"drafted\": false.")
+    d = {**sch.to_dict(), 'note': DRAFT_NOTE}
     out.write_text(json.dumps(d, indent=2, default=str) + '\n', encoding='utf-8')
     _say(f"wrote {out}: {len(d['columns'])} columns, all drafted from the data — review them before releasing")
     for n in notes: _say(f"note: {n}")

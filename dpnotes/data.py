@@ -108,36 +108,47 @@ class Column:
     def __post_init__(self):
         if self.kind not in COLUMN_KINDS:
             raise ValueError(f"kind must be one of {COLUMN_KINDS}, got {self.kind!r}")
-        if self.kind == 'categorical':
-            if self.lower is not None or self.upper is not None:
-                raise ValueError("a categorical column has no lower/upper bounds; list its categories instead")
-            if self.categories is None:
-                raise ValueError("a categorical column needs categories=[...] (the public list of its values)")
-            self.categories = list(self.categories)
-            if len(set(map(_cat_key, self.categories))) != len(self.categories):
-                raise ValueError("categories must not contain duplicates")
-        else:
-            if self.categories is not None:
-                raise ValueError(f"a {self.kind} column has no categories; use kind='categorical'")
-            for nm in ('lower', 'upper'):
-                v = getattr(self, nm)
-                if v is None: continue
-                if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
-                        or not np.isfinite(v):
-                    raise ValueError(f"{nm} must be a finite number or None, got {v!r}")
-                setattr(self, nm, int(v) if isinstance(v, (int, np.integer)) else float(v))
-            if self.lower is not None and self.upper is not None and self.lower > self.upper:
-                raise ValueError(f"lower={self.lower} exceeds upper={self.upper}")
+        _check_categories(self) if self.kind == 'categorical' else _check_bounds(self)
         self.drafted = bool(self.drafted)
         if self.missing not in (None, True, False):
             raise ValueError(f"missing must be true, false or absent, got {self.missing!r}")
-        d = self.decimals
-        if d is not None and (self.kind != 'numeric' or isinstance(d, (bool, np.bool_))
-                              or not isinstance(d, (int, np.integer)) or not 0 <= d <= 15):
-            raise ValueError(f"decimals: a whole number 0 … 15 on a numeric column (integers are written "
-                             f"without decimals, categories as their text), got {d!r} on a {self.kind} "
-                             "column")
-        if d is not None: self.decimals = int(d)
+        _check_decimals(self)
+
+# %% ../nbs/02_data.ipynb #54c9eea9
+def _check_categories(col):
+    "A categorical column: categories listed, no bounds, no duplicates."
+    if col.lower is not None or col.upper is not None:
+        raise ValueError("a categorical column has no lower/upper bounds; list its categories instead")
+    if col.categories is None:
+        raise ValueError("a categorical column needs categories=[...] (the public list of its values)")
+    col.categories = list(col.categories)
+    if len(set(map(_cat_key, col.categories))) != len(col.categories):
+        raise ValueError("categories must not contain duplicates")
+
+def _check_bounds(col):
+    "A numeric or integer column: finite bounds (or None), lower <= upper, no categories."
+    if col.categories is not None:
+        raise ValueError(f"a {col.kind} column has no categories; use kind='categorical'")
+    for nm in ('lower', 'upper'):
+        v = getattr(col, nm)
+        if v is None: continue
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(v):
+            raise ValueError(f"{nm} must be a finite number or None, got {v!r}")
+        setattr(col, nm, int(v) if isinstance(v, (int, np.integer)) else float(v))
+    if col.lower is not None and col.upper is not None and col.lower > col.upper:
+        raise ValueError(f"lower={col.lower} exceeds upper={col.upper}")
+
+# %% ../nbs/02_data.ipynb #5c4bf9af
+def _check_decimals(col):
+    "`decimals`: a whole number 0 … 15, on a numeric column only."
+    d = col.decimals
+    if d is not None and (col.kind != 'numeric' or isinstance(d, (bool, np.bool_))
+                          or not isinstance(d, (int, np.integer)) or not 0 <= d <= 15):
+        raise ValueError(f"decimals: a whole number 0 … 15 on a numeric column (integers are written "
+                         f"without decimals, categories as their text), got {d!r} on a {col.kind} "
+                         "column")
+    if d is not None: col.decimals = int(d)
 
 # %% ../nbs/02_data.ipynb #90cc1e51
 def _cat_key(v):
@@ -997,8 +1008,8 @@ def _arff_attribute(rest: str, where: str) -> tuple:
                      "(numeric, real, integer, string, date and nominal {...} are read)")
 
 # %% ../nbs/02_data.ipynb #3c2809f5
-def _read_arff(text: str, missing, where: str) -> tuple:
-    "DataFrame of a (dense) ARFF file and its nominal attributes {name: declared values}."
+def _arff_header(text: str, where: str) -> tuple:
+    "(attributes, data lines) of a (dense) ARFF file; refuses a malformed header."
     attrs, data, in_data = [], [], False
     for line in text.splitlines():
         s = line.strip()
@@ -1015,11 +1026,17 @@ def _read_arff(text: str, missing, where: str) -> tuple:
     if dup: raise ValueError(f"{where}: duplicated attribute names {dup}")
     if any(r.startswith('{') for r in data): raise ValueError(f"{where}: sparse ARFF data ({{...}} rows) is "
                                                               "not supported")
+    return attrs, data
+
+# %% ../nbs/02_data.ipynb #f7aa8d1b
+def _read_arff(text: str, missing, where: str) -> tuple:
+    "DataFrame of a (dense) ARFF file and its nominal attributes {name: declared values}."
+    attrs, data = _arff_header(text, where)
     rows = list(csv.reader(data, quotechar="'", skipinitialspace=True))
     for i, r in enumerate(rows):
         if len(r) != len(attrs):
             raise ValueError(f"{where}: data row {i + 1} has {len(r)} values, the header declares {len(attrs)} attributes")
-    df = pd.DataFrame(rows, columns=names, dtype=object)
+    df = pd.DataFrame(rows, columns=[a[0] for a in attrs], dtype=object)
     df = df.apply(lambda s: s.map(lambda v: None if not isinstance(v, str) or _UNDECODED.search(v)
                                   else v.strip().strip('"')))                # an undecodable cell: missing
     miss = set(missing) | {'?'}
