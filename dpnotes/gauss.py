@@ -27,7 +27,6 @@ from .gauss_steps import (ron_preprocess_project, preprocess_rows, clip_to_ball,
                                  gaussian_sampler, pca_basis, class_sum_sensitivity, _TASKS, _label_codes,
                                  _regression_labels,
                                  _split_counts)
-from .identity_release import IdentityRelease   # the baseline, on its own page; re-exported for existing imports
 
 # %% auto #0
 __all__ = ['ROWS_PER_PARTITION', 'GaussRelease', 'RONGauss', 'ModipsGauss', 'PCAGauss']

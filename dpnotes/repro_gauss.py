@@ -15,7 +15,8 @@ from tqdm.auto import tqdm
 
 from .data import load_dataset
 from .evaluate import tstr
-from .gauss import RONGauss, PCAGauss, ModipsGauss, IdentityRelease
+from .gauss import RONGauss, PCAGauss, ModipsGauss
+from .identity_release import IdentityRelease
 from .reproduce import Experiment, register, paper_table, results_path, documented_classes
 
 # %% auto #0

@@ -25,7 +25,8 @@ import numpy as np
 import pytest
 
 from dpnotes.audit import adversarial_neighbours, audit_release, unclassified_attributes, NEIGHBOUR_KINDS
-from dpnotes.gauss import RONGauss, PCAGauss, ModipsGauss, IdentityRelease
+from dpnotes.gauss import RONGauss, PCAGauss, ModipsGauss
+from dpnotes.identity_release import IdentityRelease
 from dpnotes.dprp import DPRP
 from dpnotes.dpsyn import DPSyn
 from dpnotes.jl_release import jl_laplace_release

@@ -156,7 +156,8 @@ def _unit_callers():
     from dpnotes.privacy import normalize_rows
     from dpnotes.dfm import dfm_preprocess
     from dpnotes.dprp import Preprocessor
-    from dpnotes.gauss import RONGauss, PCAGauss, IdentityRelease, preprocess_rows
+    from dpnotes.gauss import RONGauss, PCAGauss, preprocess_rows
+    from dpnotes.identity_release import IdentityRelease
     from dpnotes.suffstat import SuffStatGauss
     return {
         'privacy.normalize_rows': lambda A: normalize_rows(A),
