@@ -1008,7 +1008,7 @@ def _arff_attribute(rest: str, where: str) -> tuple:
                      "(numeric, real, integer, string, date and nominal {...} are read)")
 
 # %% ../nbs/02_data.ipynb #3c2809f5
-def _arff_header(text: str, where: str) -> tuple:
+def _arff_sections(text: str, where: str) -> tuple:
     "(attributes, data lines) of a (dense) ARFF file; refuses a malformed header."
     attrs, data, in_data = [], [], False
     for line in text.splitlines():
@@ -1031,7 +1031,7 @@ def _arff_header(text: str, where: str) -> tuple:
 # %% ../nbs/02_data.ipynb #f7aa8d1b
 def _read_arff(text: str, missing, where: str) -> tuple:
     "DataFrame of a (dense) ARFF file and its nominal attributes {name: declared values}."
-    attrs, data = _arff_header(text, where)
+    attrs, data = _arff_sections(text, where)
     rows = list(csv.reader(data, quotechar="'", skipinitialspace=True))
     for i, r in enumerate(rows):
         if len(r) != len(attrs):

@@ -215,7 +215,8 @@ def test_excel_export_releases_with_its_decimal_mark(tmp_path):
     assert plain['Größe'].isna().all()                            # with '.' as the decimal mark those cells are not numbers
     code, o, e, shape = observe(f, sj, False, 0)
     assert code == 0 and shape[0] == 30 and shape[1] == ('Größe', 'Lohn', 'Stadt', 'Klasse')
-    assert (pd.read_csv(tmp_path / 'out.csv')['Lohn'].between(0, 2000)).all()
+    out = pd.read_csv(tmp_path / 'out.csv')     # the default method (30 rows: below its size rule, so noisy)
+    assert len(out) == 30 and out['Lohn'].dropna().between(0, 2000).all() and out['Lohn'].notna().any()
 
 
 DPRP = ['-m', 'dprp', '--partition-rows', '8']
