@@ -215,7 +215,8 @@ def _check_reader(encoding, delimiter, decimal, thousands, format, multiline) ->
 # %% ../nbs/02_data.ipynb #b2cc3fa5
 @dataclass
 class Schema:
-    "Public schema of a table: one `Column` per column (table order, label included), the label's name, and how the file is read."
+    ("Public schema of a table: one `Column` per column (table order, label included), the label's "
+     "name, and how the file is read.")
     columns: dict  # name -> Column, in table order; includes the label column
     label: str | None = None  # name of the label column (must be 'categorical')
     encoding: str = 'utf-8'  # text encoding of the file; a cell it cannot decode reads as missing
@@ -261,7 +262,8 @@ def drafted_fields(self: Schema) -> list[str]:
 # %% ../nbs/02_data.ipynb #442f449d
 @patch
 def to_dict(self: Schema) -> dict:
-    "The JSON form (`dpnotes_schema` version, label, reading options other than the defaults, columns; a note when something is drafted)."
+    ("The JSON form (`dpnotes_schema` version, label, reading options other than the defaults, "
+     "columns; a note when something is drafted).")
     d = {'dpnotes_schema': SCHEMA_VERSION, 'label': self.label}
     d.update({k: v for k, v in self.reader().items() if v != READER_DEFAULTS[k]})
     if self.skip: d['skip'] = list(self.skip)
@@ -313,7 +315,8 @@ def __repr__(self: Schema):
 # %% ../nbs/02_data.ipynb #eef0eca9
 @patch
 def __dask_tokenize__(self: Schema):
-    "Dask's token for a schema: its public content, so a graph built from it is named the same way wherever `Schema` was defined."
+    ("Dask's token for a schema: its public content, so a graph built from it is named the same way "
+     "wherever `Schema` was defined.")
     import json
     return ('dpnotes.Schema', json.dumps(self.to_dict(), sort_keys=True, default=str))
 
@@ -325,7 +328,8 @@ def _integral(v: np.ndarray) -> np.ndarray:
 # %% ../nbs/02_data.ipynb #936bf250
 @patch
 def validate(self: Schema, df: pd.DataFrame) -> None:
-    "Check `df` against the schema: same columns, right kinds, values inside bounds/categories (ValueError naming the column)."
+    ("Check `df` against the schema: same columns, right kinds, values inside bounds/categories "
+     "(ValueError naming the column).")
     if not isinstance(df, pd.DataFrame): raise TypeError(f"df must be a pandas DataFrame, got {type(df).__name__}")
     names = [str(c) for c in df.columns]
     dup = sorted({c for c in names if names.count(c) > 1})
@@ -700,7 +704,8 @@ def _non_number_tokens(s: pd.Series) -> list:
 
 # %% ../nbs/02_data.ipynb #d0a3ca7d
 def _marker_columns(df: pd.DataFrame, cols: list) -> dict:
-    "Columns among `cols` that are numbers apart from at most 3 marker-like tokens ('?', '-', 'NA', 'n/a', ...): {column: tokens}."
+    ("Columns among `cols` that are numbers apart from at most 3 marker-like tokens ('?', '-', 'NA', "
+     "'n/a', ...): {column: tokens}.")
     out = {}
     for c in cols:
         toks = _non_number_tokens(df[c])
@@ -863,7 +868,8 @@ def _copy_downloader(src: Path):
 # %% ../nbs/02_data.ipynb #5ffa38b7
 def fetch_dataset(name: str, *, source: str | os.PathLike | None = None, cache: str | os.PathLike | None = None,
                   progressbar: bool = False) -> Path:
-    "Path of the local, checksum-verified copy of a table that is not shipped (`$DPNOTES_DATA`, else the cache, else downloaded)."
+    ("Path of the local, checksum-verified copy of a table that is not shipped (`$DPNOTES_DATA`, else "
+     "the cache, else downloaded).")
     key = _key(name)
     if key in ('wdbc', 'digits') or all('shipped' in e for e in _file_registry()[key]['files']):
         raise ValueError(f"{key!r} ships with dpnotes (or scikit-learn): nothing to fetch; call load_dataset({key!r})")
@@ -1099,7 +1105,8 @@ def _read_source(source, missing, sep, encoding, name) -> tuple:
 
 # %% ../nbs/02_data.ipynb #1ca8aa55
 def _categorical_of(df, categorical, label, nominal, where) -> list:
-    "The columns to one-hot encode: as given, or the non-numeric ones and the ARFF nominal attributes (markers refused)."
+    ("The columns to one-hot encode: as given, or the non-numeric ones and the ARFF nominal "
+     "attributes (markers refused).")
     cols = list(df.columns)
     if categorical is None:
         cat = [c for c in cols if c != label and (c in nominal or pd.api.types.is_bool_dtype(df[c])
@@ -1243,7 +1250,8 @@ def check_complete(X, name: str = 'X') -> None:
 # %% ../nbs/02_data.ipynb #bf678540
 @patch
 def imputed(self: Dataset, strategy: str | None = None, values: dict | None = None) -> Dataset:
-    "A copy with the missing cells of `X` filled: `values` (public constants, by X column) and/or `strategy='mean'` (not private)."
+    ("A copy with the missing cells of `X` filled: `values` (public constants, by X column) and/or "
+     "`strategy='mean'` (not private).")
     if strategy not in (None, 'mean'): raise ValueError(f"strategy must be None or 'mean', got {strategy!r}")
     values = {} if values is None else dict(values)
     unknown = [c for c in values if c not in self.X.columns]
@@ -1296,7 +1304,8 @@ def _release_text(b: bytes, encoding: str) -> str:
 
 # %% ../nbs/02_data.ipynb #c1367c7e
 def _lines(text: str) -> list:
-    "The lines of a text: split at '\\n' alone (a '\\r' before it dropped); the empty piece after a final break is no line."
+    ("The lines of a text: split at '\\n' alone (a '\\r' before it dropped); the empty piece after a "
+     "final break is no line.")
     ls = text.split('\n')
     if ls and ls[-1] == '': ls.pop()
     return [l[:-1] if l.endswith('\r') else l for l in ls]
@@ -1361,7 +1370,8 @@ def _arff_header(lines, where: str) -> tuple:
 
 # %% ../nbs/02_data.ipynb #f310228f
 def _trimmed(header: list, schema) -> list:
-    "A header without the empty names a spreadsheet leaves after the last column (their cells are extra fields, dropped)."
+    ("A header without the empty names a spreadsheet leaves after the last column (their cells are "
+     "extra fields, dropped).")
     while header and header[-1] == '' and '' not in schema.columns: header = header[:-1]
     return header
 
@@ -1426,7 +1436,8 @@ def table_cells(source, # a CSV/TSV/ARFF file path (optionally .gz)
 import math
 
 def _number(text: str) -> float:
-    "One stripped cell as a number: what Python's `float` reads from ASCII text without '_' (e.g. '1e3', '-inf', 'nan'), else NaN."
+    ("One stripped cell as a number: what Python's `float` reads from ASCII text without '_' (e.g. "
+     "'1e3', '-inf', 'nan'), else NaN.")
     if not (text.isascii() and '_' not in text): return math.nan
     try: return float(text)
     except ValueError: return math.nan
@@ -1460,7 +1471,8 @@ def _column_numbers(cells: pd.Series, missing) -> np.ndarray:
 
 # %% ../nbs/02_data.ipynb #bcfd5f95
 def _header_vs_schema(header, schema, where: str) -> None:
-    "The file's header against the schema (public inputs): every column declared, every declared column present, no duplicates."
+    ("The file's header against the schema (public inputs): every column declared, every declared "
+     "column present, no duplicates.")
     dup = sorted({h for h in header if header.count(h) > 1})
     if dup: raise ValueError(f"{where}: duplicated column names {dup} in the header; rename them")
     extra = [h for h in header if h not in schema.columns and h not in (getattr(schema, 'skip', None) or ())]
@@ -1487,7 +1499,8 @@ def _localized(cells: pd.Series, decimal: str = '.', thousands=None) -> pd.Serie
 
 # %% ../nbs/02_data.ipynb #84a59122
 def _typed(cells: pd.Series, col, missing, decimal: str = '.', thousands=None) -> pd.Series:
-    "One column typed by its schema entry alone: numbers as float64 (non-numbers -> NaN), categories as declared (unknown -> None)."
+    ("One column typed by its schema entry alone: numbers as float64 (non-numbers -> NaN), categories "
+     "as declared (unknown -> None).")
     if col.kind != 'categorical':
         return pd.Series(_column_numbers(_localized(cells, decimal, thousands), missing), index=cells.index)
     s = cells.astype(object).where(cells.notna(), '').astype(str).str.strip()
@@ -1713,7 +1726,8 @@ def _open_bytes(path: str):
 
 # %% ../nbs/02_data.ipynb #b32a1b38
 def _csv_part(path: str, a: int, b: int, sep: str, header: list, schema, first: int, order: list) -> pd.DataFrame:
-    "The records between byte offsets a and b of a CSV file as text cells, one row per record (the rule of `read_by_schema`)."
+    ("The records between byte offsets a and b of a CSV file as text cells, one row per record (the "
+     "rule of `read_by_schema`).")
     with _open_bytes(path) as f: f.seek(a); data = f.read(b - a)
     text = data.decode(schema.encoding, errors='surrogateescape')
     recs, _ = _records(_lines(text), sep, '"')
@@ -1846,7 +1860,8 @@ class TableCodec:
 
     @property
     def dtypes(self) -> dict:
-        "The released dtypes, from the schema alone: integer → int64, numeric → float64, categorical → `category` listing the declared categories."
+        ("The released dtypes, from the schema alone: integer → int64, numeric → float64, categorical "
+         "→ `category` listing the declared categories.")
         return {c: _schema_dtype(self.schema.columns[c]) for c in self.order}
 
 # %% ../nbs/02_data.ipynb #c91cf28b
@@ -1858,7 +1873,8 @@ def _schema_dtype(col):
 
 # %% ../nbs/02_data.ipynb #fee235a0
 def _category_codes(values, categories) -> np.ndarray:
-    "Codes of `values` in the declared `categories`; -1 (the missing state) for a missing value or one outside them (the public rule)."
+    ("Codes of `values` in the declared `categories`; -1 (the missing state) for a missing value or "
+     "one outside them (the public rule).")
     lut = {}
     for i, v in enumerate(categories):
         lut.setdefault(v, i); lut.setdefault(str(v), i)
@@ -1871,7 +1887,8 @@ def _category_codes(values, categories) -> np.ndarray:
 
 # %% ../nbs/02_data.ipynb #1c0aad11
 def _as_numbers(s) -> np.ndarray:
-    "A column as float64: numbers as they are; anything else parsed, and what does not parse becomes NaN (the missing state)."
+    ("A column as float64: numbers as they are; anything else parsed, and what does not parse becomes "
+     "NaN (the missing state).")
     if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
         return s.to_numpy(dtype=float, na_value=np.nan)
     return pd.to_numeric(pd.Series(s.to_numpy(dtype=object)), errors='coerce').to_numpy(dtype=float, na_value=np.nan)
@@ -1930,7 +1947,8 @@ def sanitize(self:TableCodec, df) -> pd.DataFrame:
 # %% ../nbs/02_data.ipynb #c31b25ac
 @patch
 def decode(self:TableCodec, E, y=None) -> pd.DataFrame:
-    "Table in the schema's column order and dtypes (`TableCodec.dtypes`): numbers clipped to bounds, integers rounded, categories by arg-max."
+    ("Table in the schema's column order and dtypes (`TableCodec.dtypes`): numbers clipped to bounds, "
+     "integers rounded, categories by arg-max.")
     E = np.asarray(E, dtype=float)
     out, dt = {}, self.dtypes
     for c, kind, s, w in self.blocks:
