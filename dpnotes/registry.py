@@ -506,7 +506,8 @@ class GaussSpec(Spec):
     "RON-/PCA-Gauss's front-door parameters."
     p: int | None = param(None, int_at_least(1, none_ok=True), 'reduced dimension; None: ceil(width / 2)')
     norm_share: float = param(0.1, share_in(0, 0.5), 'ε share of the row-norm histogram (the route back to units)')
-    count_share: float = param(0.05, share_in(0, 0.5), 'ε share of the noisy class sizes')
+    count_share: float = param(default_of(RONGauss, 'count_share'), share_in(0, 0.5),
+                               "ε share of the noisy class sizes (the estimator's default)")
     norm_bins: int = param(20, int_at_least(2), 'bins of the row-norm histogram on [0, sqrt(width)]')
 
     def check_public(self, public: Public):
