@@ -263,7 +263,6 @@ def quantile_map(values, st:dict, p, rng) -> np.ndarray:
                                               np.full(len(q) - int(st['missing']), 1.0 / (len(q) - int(st['missing'])))]
     return _decode_column((r + rng.uniform(size=n)) / n, st, q).to_numpy(dtype=float)
 
-
 # %% ../nbs/58_registry.ipynb #92196b5d
 @patch
 def _calibration_fit(self: Method, E, y, eps: float, delta: float, sampler: str, rng) -> FrozenMap:
