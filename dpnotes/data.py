@@ -743,15 +743,13 @@ def clean_features(raw: pd.DataFrame, categorical=(), name: str = 'X', impute: s
     categorical = [categorical] if isinstance(categorical, str) else list(categorical)
     missing = [c for c in categorical if c not in raw.columns]
     if missing: raise ValueError(f"categorical columns not in {name}: {missing}")
-    df = raw.copy()
-    other = [c for c in df.columns if c not in categorical]
+    df = raw.copy(); other = [c for c in df.columns if c not in categorical]
     nonnum = [c for c in other if not pd.api.types.is_numeric_dtype(df[c])]
     if nonnum: raise ValueError(_nonnumeric_message(df, nonnum, name))
     blocks = []
     for c in df.columns:
         if c in categorical:
-            s = df[c].astype(object)
-            miss = s.isna().to_numpy()
+            s = df[c].astype(object); miss = s.isna().to_numpy()
             text = {v: str(v).strip() for v in pd.unique(s[~miss])}        # each distinct value stripped once
             levels = sorted(set(text.values()))
             pos = {lv: i for i, lv in enumerate(levels)}
@@ -1161,8 +1159,7 @@ def read_table(source, # a file path (CSV, ARFF, optionally .gz) or a pandas Dat
     X = clean_features(raw, cat, name=f'{name} features', impute=None)
     values, y, task = _label_of(df, label, nominal)
     schema = draft_schema(df, label=label, categorical=cat)
-    for c, vals in nominal.items(): schema.columns[c].categories = list(vals)   # declared order (still
-                                                                                # drafted)
+    for c, vals in nominal.items(): schema.columns[c].categories = list(vals)  # declared order; drafted
     n_miss = int(raw.isna().sum().sum())
     src = (f"read_table({where}; {fmt}): {len(df)} rows x {len(cols)} columns; {n_miss} missing cells left "
            "as NaN "
@@ -1205,11 +1202,9 @@ def draft_file_schema(source, # a CSV/TSV/ARFF file (optionally .gz)
     the file (encoding, delimiter, a decimal comma such as '12,5' or '1.234,56' in a file not separated by
     ','), and columns that look like identifiers or dates left out of the release (the schema's `skip`), each
     with a note."""
-    b, where, name = _file_bytes(source)
-    text, enc = _decode_text(b, None, where)
+    b, where, name = _file_bytes(source); text, enc = _decode_text(b, None, where)
     notes, reader = [], {}
-    if enc == 'utf-8' and _UNDECODED.search(text):      # a draft reads the bytes (NOT private): propose
-                                                        # Windows-1252
+    if enc == 'utf-8' and _UNDECODED.search(text):  # NOT private (reads the bytes): propose cp1252
         text, enc = _decode_text(b, 'cp1252', where)
         notes.append("the file is not UTF-8: drafted encoding='cp1252' (Windows-1252); check it")
     sep = None if _is_arff(text, [s.lower() for s in Path(name).suffixes]) else _sniff_sep(text)
@@ -1810,8 +1805,7 @@ def as_schema(schema) -> Schema:
     for name, c in schema['columns'].items():                       # one column at a time, so errors can name it
         try: Column(**c)
         except (TypeError, ValueError) as e: raise ValueError(f"schema: column {name!r}: {e}") from None
-    # a fresh copy: the caller's schema is never modified
-    try: schema = Schema.from_dict({'dpnotes_schema': 1, **schema})
+    try: schema = Schema.from_dict({'dpnotes_schema': 1, **schema})  # a fresh copy, never the caller's
     except (TypeError, ValueError) as e: raise ValueError(f"schema: {e}") from None
     for name, c in schema.columns.items():
         if c.kind in ('numeric', 'integer'):
