@@ -8,7 +8,7 @@ Oracle 1, 'exact histograms': the default fit with the histograms' rho multiplie
 dependence stage unchanged). Oracle 2: also all of the budget the histograms had given to the dependence stage. Oracles
 3 and 4 split the first one by channel: the normal scores of stage 2 computed through the exact histograms while the
 sampler decodes through the noisy (released) ones, and the other way round. A measurement for the diagnosis in
-nbs/26_copula.ipynb (rule R6), never a method: all four read the rows without noise.
+nbs/26_copula_experiments.ipynb (rule R6), never a method: all four read the rows without noise.
 Writes data/results/bench_copula_oracle.csv (one row per split) and prints accuracy and 1-way TVD with paired
 differences against SuffStatGauss and the default copula on the same splits.
 """

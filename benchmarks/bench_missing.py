@@ -11,7 +11,7 @@ others are as shipped (some drafted from the data: a measurement, not a release)
 the worst released missing rate of a column with no missing cell, the worst missing-rate error of a column with some,
 mean 1-way and 2-way TVD on the public grid, and TSTR accuracy (logistic regression) on the held-out rows.
 Writes data/results/bench_missing.csv and prints paired means with their standard errors; the rule is in
-nbs/26_copula.ipynb ("Missing cells: the rule, written before the run").
+nbs/26_copula_experiments.ipynb ("Missing cells: the judged run").
 """
 import argparse
 import sys

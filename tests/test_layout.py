@@ -148,13 +148,14 @@ CHECKED_NOTEBOOKS = sorted(p.name for p in NBS.glob('*.ipynb'))   # every notebo
 
 
 def long_cells(path):
-    "(cell number, cell id, lines) of every code cell of the notebook with more than MAX_CELL_LINES lines."
+    """(cell number, cell id, lines) of every code cell of the notebook with more than MAX_CELL_LINES lines. The cell's
+    `#|` directives (export, fold, its label) are not lines a reader follows, and are not counted."""
     import json
     cells = json.loads(path.read_text(encoding='utf-8'))['cells']
     out = []
     for i, c in enumerate(cells):
         src = ''.join(c['source']) if isinstance(c['source'], list) else c['source']
-        n = len(src.rstrip('\n').splitlines())
+        n = sum(not l.startswith('#|') for l in src.rstrip('\n').splitlines())
         if c['cell_type'] == 'code' and n > MAX_CELL_LINES: out.append((i, c.get('id', ''), n))
     return out
 
