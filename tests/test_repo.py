@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NBS = ROOT / 'nbs'
 LIB = ROOT / 'dpnotes'
 BIN = Path(sys.executable).parent  # nbdev's commands live next to the interpreter running pytest
-NO_MODULE = {'index', '26_copula_experiments', '26_copula_options', '80_benchmark_neighbours', '91_paper_review',
-             '92_decisions'}  # notebooks that need no `default_exp`, besides the errata page (name contains "errata")
+NO_MODULE = {'index', '24_gaussian_release_audits', '26_copula_experiments', '26_copula_options', '50_dp_syn_accounting',
+             '50_dp_syn_audits', '80_benchmark_neighbours', '91_paper_review', '92_decisions'}  # notebooks that need no `default_exp`, besides the errata page (name contains "errata")
 
 
 def notebooks() -> list[Path]:
