@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 NBS = ROOT / 'nbs'
 LIB = ROOT / 'dpnotes'
 BIN = Path(sys.executable).parent  # nbdev's commands live next to the interpreter running pytest
-NO_MODULE = {'index', '24_gaussian_release_audits', '26_copula_experiments', '26_copula_options', '50_dp_syn_accounting',
+NO_MODULE = {'index', '03_evaluate_reference', '05_moments_speed', '24_gaussian_release_audits', '25_suffstat_gauss_budget',
+             '26_copula_experiments', '26_copula_options', '30_dfm_effect_experiments', '50_dp_syn_accounting',
              '50_dp_syn_audits', '80_benchmark_neighbours', '91_paper_review', '92_decisions'}  # notebooks that need no `default_exp`, besides the errata page (name contains "errata")
 
 
