@@ -1039,7 +1039,8 @@ def _read_arff(text: str, missing, where: str) -> tuple:
     rows = list(csv.reader(data, quotechar="'", skipinitialspace=True))
     for i, r in enumerate(rows):
         if len(r) != len(attrs):
-            raise ValueError(f"{where}: data row {i + 1} has {len(r)} values, the header declares {len(attrs)} attributes")
+            raise ValueError(f"{where}: data row {i + 1} has {len(r)} values, the header declares "
+                             f"{len(attrs)} attributes")
     df = pd.DataFrame(rows, columns=[a[0] for a in attrs], dtype=object)
     df = df.apply(lambda s: s.map(lambda v: None if not isinstance(v, str) or _UNDECODED.search(v)
                                   else v.strip().strip('"')))                # an undecodable cell: missing
@@ -1054,7 +1055,8 @@ def _read_arff(text: str, missing, where: str) -> tuple:
             df[name] = v.astype(float)
         elif typ == 'nominal':
             bad = int((s.notna() & ~s.isin(vals)).sum())
-            if bad: raise ValueError(f"{where}: nominal attribute {name!r} has {bad} value(s) not among its declared values")
+            if bad: raise ValueError(f"{where}: nominal attribute {name!r} has {bad} value(s) not among its "
+                                     "declared values")
             df[name] = s; nominal[name] = vals
         else: df[name] = s
     return df, nominal

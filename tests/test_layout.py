@@ -3,11 +3,15 @@ primitives -> results -> mechanisms -> front door, and the modules outside the f
 reproductions) are imported by nothing below them. Checked on the generated sources with `ast`, so a lazy import inside
 a function counts as much as one at the top of a module."""
 import ast
+import importlib.util
 from pathlib import Path
 
 import pytest
 
 PKG = Path(__file__).resolve().parent.parent / 'dpnotes'
+
+_spec = importlib.util.spec_from_file_location('import_depth', PKG.parent / 'tools' / 'import_depth.py')
+_import_depth = importlib.util.module_from_spec(_spec); _spec.loader.exec_module(_import_depth)   # owns the ast reading
 
 PRIMITIVES = {'privacy', 'moments'}
 RESULTS = {'jl', 'jl_gauss', 'covariance', 'analyze_gauss', 'cov_release', 'cov_lemmas', 'dfm', 'dprp_reconstruction',
@@ -69,26 +73,8 @@ def modules():
 
 
 def dpnotes_imports(name):
-    "The dpnotes modules imported anywhere in dpnotes/<name>.py (top level or inside functions)."
-    tree = ast.parse((PKG / f'{name}.py').read_text(encoding='utf-8'))
-    out = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level == 1 and node.module:                 # from .x import y
-                out.add(node.module.split('.')[0])
-            elif node.level == 1:                                # from . import x
-                out |= {a.name for a in node.names}
-            elif node.module == 'dpnotes':                       # from dpnotes import x
-                out |= {a.name for a in node.names}
-            elif node.module and node.module.startswith('dpnotes.'):
-                out.add(node.module.split('.')[1])
-        elif isinstance(node, ast.Import):
-            out |= {a.name.split('.')[1] for a in node.names if a.name.startswith('dpnotes.')}
-        elif isinstance(node, ast.Call) and getattr(node.func, 'attr', getattr(node.func, 'id', None)) == 'import_module':
-            arg = node.args[0] if node.args else None
-            if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.startswith('dpnotes.'):
-                out.add(arg.value.split('.')[1])
-    return out - {name}
+    "The dpnotes modules imported anywhere in dpnotes/<name>.py (top level or inside functions): `tools/import_depth.py`'s reading."
+    return _import_depth.imports(name, PKG)
 
 
 def test_every_module_has_a_layer():

@@ -4,7 +4,7 @@
     python tools/import_depth.py --quiet    # the depth only
 
 An edge a -> b means dpnotes/a.py imports dpnotes.b anywhere in its source: at the top, or lazily inside a function
-(read with `ast`, the same reading as tests/test_layout.py). A module's level is 1 plus the largest level of what it
+(read with `ast`; tests/test_layout.py uses this reading). A module's level is 1 plus the largest level of what it
 imports (a module that imports nothing from the package is at level 1); the depth is the largest level, i.e. the number
 of modules on the longest chain. Private modules (`__init__`, `_modidx`, ...) are left out, as in tests/test_layout.py.
 Modules on an import cycle share one level (the cycle is reported and counted as one step).
